@@ -1,0 +1,57 @@
+// Configuration: environment variables validated once at start-up, with a clear message for a bad one.
+import path from 'node:path';
+import { z } from 'zod';
+
+const bool = z
+  .enum(['1', '0', 'true', 'false', 'yes', 'no', ''])
+  .transform((v) => v === '1' || v === 'true' || v === 'yes');
+
+const csv = z.string().transform((v) =>
+  v
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean),
+);
+
+export const configSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(7777),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
+    .optional(),
+  DISPATCH_DATA_DIR: z.string().min(1).default('.dispatch'),
+  CLAUDE_BIN: z.string().min(1).optional(),
+  STALL_SECONDS: z.coerce.number().positive().default(120),
+  OPEN_MODE: bool.optional(),
+  DISPATCH_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  TRUSTED_PROXIES: csv.default([]),
+  TRELLIS_URL: z.string().url().optional(),
+  TWA_PACKAGE_ID: z
+    .string()
+    .regex(/^[a-zA-Z][\w]*(\.[a-zA-Z][\w]*)+$/, 'must be an Android package id like dev.example.dispatch')
+    .optional(),
+  TWA_SHA256_FINGERPRINTS: csv.default([]),
+  LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+});
+
+export type Config = z.infer<typeof configSchema> & { dataDir: string };
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** Parses the environment; throws ConfigError naming every bad variable. Empty strings count as unset. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const present = Object.fromEntries(
+    Object.keys(configSchema.shape)
+      .filter((k) => env[k] !== undefined && env[k] !== '')
+      .map((k) => [k, env[k]]),
+  );
+  const parsed = configSchema.safeParse(present);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
+  }
+  return { ...parsed.data, dataDir: path.resolve(parsed.data.DISPATCH_DATA_DIR) };
+}

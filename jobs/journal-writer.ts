@@ -1,0 +1,164 @@
+// The one path by which substrate output enters the journal. Lines of one session are appended in
+// order, batched (one INSERT per batch while the previous one is in flight), idempotent on
+// (session_id, line_no) so a spool replay adds nothing twice, and never dropped: a row the database
+// refuses is stored as stdout.rejected text instead.
+import type { Sql } from '../functions/db/client.ts';
+import { classifyLine } from './substrate/stream-json.ts';
+
+export interface SessionRef {
+  sessionId: string;
+  projectId: string;
+  taskId?: string | null;
+}
+
+export interface NumberedLine {
+  lineNo: number;
+  line: Buffer;
+}
+
+export interface AppendResult {
+  inserted: number;
+  maxSeq: number | null;
+}
+
+/** Appends numbered lines in one statement; lines already journalled are skipped. */
+export async function appendLines(sql: Sql, ref: SessionRef, lines: NumberedLine[]): Promise<AppendResult> {
+  if (lines.length === 0) return { inserted: 0, maxSeq: null };
+  const rows = lines.map(({ lineNo, line }) => {
+    const c = classifyLine(line);
+    return `{"line_no":${lineNo},"event_type":${JSON.stringify(c.eventType)},"payload":${c.payloadJson}}`;
+  });
+  try {
+    return await insertRows(sql, ref, `[${rows.join(',')}]`);
+  } catch (err) {
+    if (!isDataError(err)) throw err;
+    // One bad row must not cost its neighbours: retry one by one, keeping the refused ones as text.
+    let inserted = 0;
+    let maxSeq: number | null = null;
+    for (let i = 0; i < lines.length; i++) {
+      let r: AppendResult;
+      try {
+        r = await insertRows(sql, ref, `[${rows[i]}]`);
+      } catch (e) {
+        if (!isDataError(e)) throw e;
+        const { lineNo, line } = lines[i]!;
+        const payload = JSON.stringify({
+          text: line.toString('utf8'),
+          reason: (e as Error).message.split('\n')[0],
+        });
+        r = await insertRows(sql, ref, `[{"line_no":${lineNo},"event_type":"stdout.rejected","payload":${payload}}]`);
+      }
+      inserted += r.inserted;
+      maxSeq = r.maxSeq ?? maxSeq;
+    }
+    return { inserted, maxSeq };
+  }
+}
+
+async function insertRows(sql: Sql, ref: SessionRef, rowsJson: string): Promise<AppendResult> {
+  const [row] = await sql<{ inserted: number; max_seq: number | null }[]>`
+    with ins as (
+      insert into dispatch.events (project_id, session_id, task_id, event_type, payload, line_no)
+      select ${ref.projectId}, ${ref.sessionId}, ${ref.taskId ?? null}, t.event_type, t.payload, t.line_no
+        from jsonb_to_recordset(${rowsJson}::jsonb) as t(line_no integer, event_type text, payload jsonb)
+       order by t.line_no
+      on conflict (session_id, line_no) where line_no is not null do nothing
+      returning seq
+    ), touched as (
+      update dispatch.sessions
+         set last_output_at = clock_timestamp(),
+             lines_written = lines_written + (select count(*) from ins)
+       where id = ${ref.sessionId} and exists (select 1 from ins)
+    )
+    select (select count(*) from ins)::int as inserted, (select max(seq) from ins) as max_seq`;
+  return { inserted: row!.inserted, maxSeq: row!.max_seq };
+}
+
+function isDataError(err: unknown): boolean {
+  const code = (err as { code?: unknown })?.code;
+  return typeof code === 'string' && (code.startsWith('22') || code === '54001');
+}
+
+export interface WriterOptions {
+  /** Most lines per INSERT. */
+  maxBatch?: number;
+  /** Called after each committed batch (tests, heartbeats). */
+  onBatch?: (r: AppendResult) => void;
+  /** Called when a write fails and is about to be retried. */
+  onRetry?: (err: unknown, attempt: number) => void;
+}
+
+/**
+ * Streams one session's lines into the journal. push() never blocks; lines queue while a batch is
+ * in flight and go together in the next one, so latency stays low at low rates and batches grow
+ * at high rates. Transient failures (Postgres restarting) are retried with backoff, in order.
+ */
+export class JournalWriter {
+  private queue: NumberedLine[] = [];
+  private nextLineNo: number;
+  private running: Promise<void> | null = null;
+  private readonly maxBatch: number;
+  private failure: unknown = null;
+
+  constructor(
+    private readonly sql: Sql,
+    private readonly ref: SessionRef,
+    private readonly opts: WriterOptions & { firstLineNo?: number } = {},
+  ) {
+    this.maxBatch = opts.maxBatch ?? 2000;
+    this.nextLineNo = opts.firstLineNo ?? 0;
+  }
+
+  /** Lines handed over so far (the next line number). */
+  get lineCount(): number {
+    return this.nextLineNo;
+  }
+
+  push(line: Buffer): void {
+    this.queue.push({ lineNo: this.nextLineNo++, line });
+    this.running ??= this.drain();
+  }
+
+  /** Resolves when every pushed line is committed. */
+  async flush(): Promise<void> {
+    while (this.running) await this.running;
+    if (this.failure) throw this.failure;
+  }
+
+  private async drain(): Promise<void> {
+    try {
+      while (this.queue.length) {
+        const batch = this.queue.splice(0, this.maxBatch);
+        for (let attempt = 1; ; attempt++) {
+          try {
+            const r = await appendLines(this.sql, this.ref, batch);
+            this.opts.onBatch?.(r);
+            break;
+          } catch (err) {
+            if (!isTransient(err) || attempt >= 60) {
+              this.failure = err;
+              this.queue.unshift(...batch);
+              return;
+            }
+            this.opts.onRetry?.(err, attempt);
+            await new Promise((r) => setTimeout(r, Math.min(2000, 50 * 2 ** Math.min(attempt, 6))));
+          }
+        }
+      }
+    } finally {
+      this.running = null;
+    }
+  }
+}
+
+function isTransient(err: unknown): boolean {
+  const code = (err as { code?: unknown })?.code;
+  if (typeof code !== 'string') return true; // network errors carry errno-like codes below
+  return (
+    code.startsWith('08') || // connection exceptions
+    code === '57P01' || code === '57P02' || code === '57P03' || // admin shutdown, crash, cannot connect now
+    code === '40001' || code === '40P01' ||
+    code === 'ECONNREFUSED' || code === 'ECONNRESET' || code === 'CONNECTION_CLOSED' ||
+    code === 'CONNECTION_ENDED' || code === 'CONNECTION_DESTROYED' || code === 'CONNECT_TIMEOUT' || code === 'EPIPE'
+  );
+}

@@ -1,0 +1,50 @@
+// One fresh database per test file, cloned from the migrated template (graphile-worker's habit).
+import { randomBytes } from 'node:crypto';
+import { afterAll, inject } from 'vitest';
+import { createSql, type Sql } from '../../functions/db/client.ts';
+import { withDatabase } from '../setup/postgres.ts';
+
+export interface TestDb {
+  url: string;
+  sql: Sql;
+}
+
+export async function createTestDb(): Promise<TestDb> {
+  const adminUrl = inject('pgAdminUrl');
+  const template = inject('pgTemplate');
+  const name = `pd_t_${randomBytes(5).toString('hex')}`;
+  const admin = createSql(adminUrl, { max: 1 });
+  try {
+    await admin.unsafe(`create database ${name} template ${template}`);
+  } finally {
+    await admin.end();
+  }
+  const url = withDatabase(adminUrl, name);
+  const sql = createSql(url, { max: 10 });
+  afterAll(async () => {
+    await sql.end({ timeout: 5 });
+    const a = createSql(adminUrl, { max: 1 });
+    try {
+      await a.unsafe(`drop database if exists ${name} with (force)`);
+    } finally {
+      await a.end();
+    }
+  });
+  return { url, sql };
+}
+
+/** Waits for a condition instead of sleeping; fails with the last value seen. */
+export async function waitFor<T>(
+  fn: () => Promise<T> | T,
+  ok: (v: T) => boolean = Boolean,
+  { timeout = 20_000, interval = 25, what = 'condition' } = {},
+): Promise<T> {
+  const deadline = Date.now() + timeout;
+  let last: T;
+  for (;;) {
+    last = await fn();
+    if (ok(last)) return last;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last value: ${JSON.stringify(last)?.slice(0, 500)}`);
+    await new Promise((r) => setTimeout(r, interval));
+  }
+}
