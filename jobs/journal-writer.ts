@@ -60,7 +60,7 @@ async function insertRows(sql: Sql, ref: SessionRef, rowsJson: string): Promise<
     with ins as (
       insert into dispatch.events (project_id, session_id, task_id, event_type, payload, line_no)
       select ${ref.projectId}, ${ref.sessionId}, ${ref.taskId ?? null}, t.event_type, t.payload, t.line_no
-        from jsonb_to_recordset(${rowsJson}::jsonb) as t(line_no integer, event_type text, payload jsonb)
+        from jsonb_to_recordset(${rowsJson}::text::jsonb) as t(line_no integer, event_type text, payload jsonb)
        order by t.line_no
       on conflict (session_id, line_no) where line_no is not null do nothing
       returning seq

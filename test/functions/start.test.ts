@@ -1,0 +1,94 @@
+// `npm start` on a machine without Postgres: it starts an embedded one in the data folder, serves
+// /healthz, survives a kill -9 of the previous run, and stops Postgres cleanly on SIGTERM.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createTestDb, waitFor } from '../helpers/db.ts';
+import { cleanEnv, freePort, startEntry, type Started } from '../helpers/process.ts';
+
+const running: Started[] = [];
+afterAll(async () => {
+  for (const s of running) if (s.child.exitCode === null && s.child.signalCode === null) s.child.kill('SIGKILL');
+});
+
+async function health(port: number): Promise<{ ok: boolean } | null> {
+  try {
+    const res = await fetch(`http://127.0.0.1:${port}/healthz`);
+    return (await res.json()) as { ok: boolean };
+  } catch {
+    return null;
+  }
+}
+
+function start(env: NodeJS.ProcessEnv): Started {
+  const s = startEntry('functions/main.ts', env);
+  running.push(s);
+  return s;
+}
+
+function postmasterPid(dataDir: string): number | null {
+  try {
+    return Number(fs.readFileSync(path.join(dataDir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
+  } catch {
+    return null;
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('npm start with the embedded Postgres', () => {
+  it('serves /healthz, restarts after kill -9 with its data, and stops Postgres on SIGTERM', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pd-start-'));
+    fs.chmodSync(dataDir, 0o755);
+    const port = await freePort();
+    const env = cleanEnv({ DISPATCH_DATA_DIR: dataDir, PORT: String(port) });
+
+    const first = start(env);
+    await waitFor(() => health(port), (h) => h?.ok === true, { timeout: 60_000, what: `healthz (${first.output()})` });
+    const orphan = postmasterPid(dataDir)!;
+    expect(alive(orphan)).toBe(true);
+
+    first.child.kill('SIGKILL');
+    await first.exited;
+    expect(alive(orphan)).toBe(true); // the killed run left its Postgres behind
+
+    const second = start(env);
+    await waitFor(() => health(port), (h) => h?.ok === true, { timeout: 60_000, what: `healthz after kill -9 (${second.output()})` });
+    expect(second.output()).not.toContain('initialising Postgres cluster'); // the data was reused
+    expect(alive(orphan)).toBe(false);
+    const pgPid = postmasterPid(dataDir)!;
+
+    second.child.kill('SIGTERM');
+    expect(await second.exited).toEqual({ code: 0, signal: null });
+    expect(alive(pgPid)).toBe(false);
+    expect(postmasterPid(dataDir)).toBeNull();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('uses DATABASE_URL when it is set and creates no data folder', async () => {
+    const { url } = await createTestDb();
+    const dataDir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'pd-url-')), 'unused');
+    const port = await freePort();
+    const s = start(cleanEnv({ DATABASE_URL: url, DISPATCH_DATA_DIR: dataDir, PORT: String(port) }));
+    await waitFor(() => health(port), (h) => h?.ok === true, { timeout: 30_000, what: `healthz (${s.output()})` });
+    expect(fs.existsSync(dataDir)).toBe(false);
+    s.child.kill('SIGTERM');
+    expect((await s.exited).code).toBe(0);
+  });
+
+  it('refuses a bad configuration with a message naming the variable', async () => {
+    const s = start(cleanEnv({ PORT: 'seventy', STALL_SECONDS: '-1' }));
+    expect((await s.exited).code).toBe(2);
+    expect(s.output()).toMatch(/invalid configuration/);
+    expect(s.output()).toMatch(/PORT/);
+    expect(s.output()).toMatch(/STALL_SECONDS/);
+  });
+});

@@ -1,0 +1,104 @@
+// The journal's invariants are enforced by Postgres itself, whoever writes.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createTestDb, type TestDb } from '../helpers/db.ts';
+
+let db: TestDb;
+let projectId: string;
+
+beforeAll(async () => {
+  db = await createTestDb();
+  const [row] = await db.sql<{ id: string }[]>`select dispatch.create_project('journal invariants') as id`;
+  projectId = row!.id;
+});
+
+describe('the journal schema', () => {
+  it('creating a project journals project.created', async () => {
+    const rows = await db.sql`select event_type, payload from dispatch.events where project_id = ${projectId}`;
+    expect(rows).toEqual([{ event_type: 'project.created', payload: { name: 'journal invariants' } }]);
+  });
+
+  it('refuses an event of an unknown type', async () => {
+    await expect(
+      db.sql`insert into dispatch.events (project_id, event_type) values (${projectId}, 'no.such_type')`,
+    ).rejects.toMatchObject({ code: '23503' });
+  });
+
+  it('accepts a new event type after one INSERT into event_types', async () => {
+    await db.sql`insert into dispatch.event_types (name, description) values ('custom.signal', 'a test type')`;
+    const [row] = await db.sql<{ seq: number }[]>`
+      insert into dispatch.events (project_id, event_type, payload) values (${projectId}, 'custom.signal', '{"x":1}')
+      returning seq`;
+    expect(row!.seq).toBeGreaterThan(0);
+  });
+
+  it('refuses UPDATE, DELETE and TRUNCATE on events', async () => {
+    await expect(db.sql`update dispatch.events set payload = '{}' where project_id = ${projectId}`).rejects.toMatchObject({
+      code: 'PD001',
+      message: expect.stringContaining('append-only'),
+    });
+    await expect(db.sql`delete from dispatch.events where project_id = ${projectId}`).rejects.toMatchObject({ code: 'PD001' });
+    await expect(db.sql`truncate dispatch.events cascade`).rejects.toMatchObject({ code: 'PD001' });
+    const [{ n } = { n: 0 }] = await db.sql<{ n: number }[]>`select count(*)::int as n from dispatch.events where project_id = ${projectId}`;
+    expect(n).toBeGreaterThanOrEqual(2);
+  });
+
+  it('refuses UPDATE and DELETE on the contract, and accepts a new field as an INSERT', async () => {
+    await expect(db.sql`update dispatch.contract set required = false where field_key = 'goal'`).rejects.toMatchObject({ code: 'PD001' });
+    await expect(db.sql`delete from dispatch.contract where field_key = 'goal'`).rejects.toMatchObject({ code: 'PD001' });
+    await db.sql`insert into dispatch.contract (field_key, required, semantics, shape)
+                 values ('confidence', false, 'how sure the worker is', '{"type":"number"}')`;
+    const keys = await db.sql<{ field_key: string }[]>`select field_key from dispatch.contract order by field_key`;
+    expect(keys.map((k) => k.field_key)).toEqual(
+      ['artifacts', 'confidence', 'current_state', 'gate', 'gate_decision', 'goal', 'next_step', 'ruled_out', 'status'],
+    );
+  });
+
+  it('seeds the v1 contract with required goal, current_state and ruled_out', async () => {
+    const rows = await db.sql<{ field_key: string; shape: { type?: string } }[]>`
+      select field_key, shape from dispatch.contract where required order by field_key`;
+    expect(rows.map((r) => r.field_key)).toEqual(['current_state', 'goal', 'ruled_out']);
+    expect(rows.find((r) => r.field_key === 'ruled_out')!.shape.type).toBe('array');
+  });
+
+  it('assigns strictly increasing seq regardless of what the writer supplies', async () => {
+    const rows = await db.sql<{ seq: number }[]>`
+      insert into dispatch.events (project_id, event_type, seq)
+      select ${projectId}, 'custom.signal', 1 from generate_series(1, 5)
+      returning seq`;
+    const seqs = rows.map((r) => r.seq);
+    expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+    expect(new Set(seqs).size).toBe(5);
+    expect(seqs[0]).toBeGreaterThan(1);
+  });
+
+  it('sends one NOTIFY per statement carrying the highest seq', async () => {
+    const got: string[] = [];
+    const listener = await db.sql.listen('dispatch_events', (p) => got.push(p));
+    const rows = await db.sql<{ seq: number }[]>`
+      insert into dispatch.events (project_id, event_type)
+      select ${projectId}, 'custom.signal' from generate_series(1, 50) returning seq`;
+    const top = Math.max(...rows.map((r) => r.seq));
+    const deadline = Date.now() + 5000;
+    while (!got.includes(String(top)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    await listener.unlisten();
+    expect(got).toEqual([String(top)]);
+  });
+
+  it('lets a derived row inherit its parent row thread_id', async () => {
+    const [parent] = await db.sql<{ event_id: string }[]>`
+      insert into dispatch.events (project_id, event_type, thread_id) values (${projectId}, 'custom.signal', 42)
+      returning event_id`;
+    const [child] = await db.sql<{ thread_id: number }[]>`
+      insert into dispatch.events (project_id, event_type, tier, parent_id, payload)
+      values (${projectId}, 'handoff', 'derived', ${parent!.event_id}, '{}') returning thread_id`;
+    expect(child!.thread_id).toBe(42);
+  });
+
+  it('keeps one user_message per message_id', async () => {
+    const mid = '5b0c1a3e-2f7d-4c55-9a51-0d7f3f9b1e01';
+    await db.sql`insert into dispatch.events (project_id, event_type, message_id) values (${projectId}, 'user_message', ${mid})`;
+    await expect(
+      db.sql`insert into dispatch.events (project_id, event_type, message_id) values (${projectId}, 'user_message', ${mid})`,
+    ).rejects.toMatchObject({ code: '23505' });
+  });
+});
