@@ -23,6 +23,13 @@ export const configSchema = z.object({
   DISPATCH_DATA_DIR: z.string().min(1).default('.dispatch'),
   CLAUDE_BIN: z.string().min(1).optional(),
   STALL_SECONDS: z.coerce.number().positive().default(120),
+  RESULT_GRACE_SECONDS: z.coerce.number().positive().default(30),
+  KILL_GRACE_SECONDS: z.coerce.number().positive().default(5),
+  WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
+  CLAUDE_ARGS: z
+    .string()
+    .transform((v) => v.split(/\s+/).filter(Boolean))
+    .optional(),
   OPEN_MODE: bool.optional(),
   DISPATCH_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   TRUSTED_PROXIES: csv.default([]),

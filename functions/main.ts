@@ -1,14 +1,22 @@
-// `npm start`: validate config, open (or start) Postgres, migrate, then serve HTTP. Stops cleanly on
-// SIGINT/SIGTERM, the database last.
+// `npm start` (serve + work), `npm run serve` (HTTP only), `npm run work` (job runner only): validate
+// config, open (or start) Postgres, migrate, then run. Stops cleanly on SIGINT/SIGTERM, the database last.
 import { serve } from '@hono/node-server';
 import { buildApp } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { createSql } from './db/client.ts';
-import { migrate } from './db/migrate.ts';
+import { migrateAll } from './db/migrate.ts';
 import { openDatabase } from './db/open.ts';
 import { createLogger } from './log.ts';
+import { startRunner, type StartedRunner } from '../jobs/runner.ts';
+
+type Mode = 'all' | 'serve' | 'work';
 
 async function main(): Promise<void> {
+  const mode = (process.argv[2] ?? 'all') as Mode;
+  if (!['all', 'serve', 'work'].includes(mode)) {
+    process.stderr.write(`petal-dispatch: unknown mode ${mode}; use serve, work or nothing for both\n`);
+    process.exit(2);
+  }
   let config;
   try {
     config = loadConfig();
@@ -19,7 +27,7 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  const log = createLogger(config.LOG_LEVEL);
+  const log = createLogger(config.LOG_LEVEL, mode === 'all' ? 'dispatch' : mode);
   const db = await openDatabase(config, (l) => log.info(l));
   const sql = createSql(db.url, { max: 10, application: 'petal-dispatch serve' });
 
@@ -28,7 +36,8 @@ async function main(): Promise<void> {
     if (shuttingDown) return;
     shuttingDown = true;
     log.info(`shutting down (${why})`);
-    await new Promise<void>((r) => server?.close(() => r()) ?? r());
+    await new Promise<void>((r) => (server ? server.close(() => r()) : r()));
+    await runner?.stop().catch((e: Error) => log.warn(`runner stop: ${e.message}`));
     await sql.end({ timeout: 5 });
     await db.close();
     process.exit(0);
@@ -37,8 +46,11 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
 
   let server: ReturnType<typeof serve> | undefined;
+  let runner: StartedRunner | undefined;
   try {
-    await migrate(sql, { log: (l) => log.info(l) });
+    await migrateAll(sql, db.url, (l) => log.info(l));
+    if (mode !== 'serve') runner = await startRunner({ url: db.url, sql, config, log });
+    if (mode === 'work') return;
     const app = buildApp({ sql, config, log });
     server = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST }, (info) => {
       log.info(`listening on http://${config.HOST}:${info.port}`);

@@ -107,3 +107,15 @@ export async function migrate(sql: Sql, opts: MigrateOptions = {}): Promise<stri
   }
   return applied;
 }
+
+/** Our migrations, graphile-worker's own schema, then our functions (they call graphile_worker.add_job). */
+export async function migrateAll(sql: Sql, url: string, log: (line: string) => void = () => {}): Promise<string[]> {
+  const { runMigrations, Logger } = await import('graphile-worker');
+  const quiet = new Logger(() => (level: string, message: string) => {
+    if (level === 'error' || level === 'warning') log(`graphile-worker: ${message}`);
+  });
+  return migrate(sql, {
+    log,
+    beforeFunctions: () => runMigrations({ connectionString: url, logger: quiet }),
+  });
+}

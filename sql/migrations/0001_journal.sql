@@ -111,6 +111,11 @@ create index events_message_idx on dispatch.events (message_id) where message_id
 create function dispatch.events_assign_seq() returns trigger
   language plpgsql volatile as $$
 begin
+  -- Derived rows (handoffs) are written only by the validation gate, inside its transaction (D-18).
+  if new.tier = 'derived' and coalesce(current_setting('dispatch.handoff_gate', true), '') <> 'validated' then
+    raise exception 'derived rows are written only by the handoff validation gate'
+      using errcode = 'PD002', hint = 'Submit the extractor output to validate_handoff instead.';
+  end if;
   perform pg_advisory_xact_lock(7201150001);
   new.seq := nextval('dispatch.events_seq');
   if new.tier = 'derived' and new.thread_id is null and new.parent_id is not null then

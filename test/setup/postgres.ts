@@ -6,7 +6,7 @@ import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { createSql } from '../../functions/db/client.ts';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../functions/db/embedded.ts';
-import { migrate } from '../../functions/db/migrate.ts';
+import { migrateAll } from '../../functions/db/migrate.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -36,7 +36,7 @@ export async function setup(project: TestProject) {
   }
   const tpl = createSql(withDatabase(adminUrl, template), { max: 1 });
   try {
-    await migrate(tpl);
+    await migrateAll(tpl, withDatabase(adminUrl, template));
   } finally {
     await tpl.end();
   }

@@ -88,10 +88,19 @@ describe('the journal schema', () => {
     const [parent] = await db.sql<{ event_id: string }[]>`
       insert into dispatch.events (project_id, event_type, thread_id) values (${projectId}, 'custom.signal', 42)
       returning event_id`;
-    const [child] = await db.sql<{ thread_id: number }[]>`
-      insert into dispatch.events (project_id, event_type, tier, parent_id, payload)
-      values (${projectId}, 'handoff', 'derived', ${parent!.event_id}, '{}') returning thread_id`;
+    const [child] = await db.sql.begin(async (tx) => {
+      await tx`select set_config('dispatch.handoff_gate', 'validated', true)`;
+      return tx<{ thread_id: number }[]>`
+        insert into dispatch.events (project_id, event_type, tier, parent_id, payload)
+        values (${projectId}, 'handoff', 'derived', ${parent!.event_id}, '{}') returning thread_id`;
+    });
     expect(child!.thread_id).toBe(42);
+  });
+
+  it('refuses a derived row written outside the validation gate', async () => {
+    await expect(
+      db.sql`insert into dispatch.events (project_id, event_type, tier, payload) values (${projectId}, 'handoff', 'derived', '{}')`,
+    ).rejects.toMatchObject({ code: 'PD002' });
   });
 
   it('keeps one user_message per message_id', async () => {

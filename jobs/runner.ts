@@ -1,0 +1,116 @@
+// The job runner: graphile-worker inside this process, registered in dispatch.runners with a
+// heartbeat, reachable for cancels through LISTEN dispatch_cancel (plus a poll as a safety net).
+// Any number of runners may share one database; Postgres is the only coordinator.
+import { randomBytes } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import os from 'node:os';
+import { Logger as GraphileLogger, run, type Runner, type WorkerEvents } from 'graphile-worker';
+import type { Config } from '../functions/config.ts';
+import type { Sql } from '../functions/db/client.ts';
+import type { Logger } from '../functions/log.ts';
+import type { JobContext } from './context.ts';
+import { claudeBin } from './substrate/claude.ts';
+import type { LiveSession } from './supervisor.ts';
+import { taskList } from './tasks/index.ts';
+import { sweepRunners } from './tasks/sweep_sessions.ts';
+
+export interface RunnerOptions {
+  url: string;
+  sql: Sql;
+  config: Config;
+  log: Logger;
+  /** Environment for claude processes; defaults to this process's. */
+  childEnv?: NodeJS.ProcessEnv;
+}
+
+export interface StartedRunner {
+  id: string;
+  context: JobContext;
+  stop(): Promise<void>;
+}
+
+const HEARTBEAT_MS = 5000;
+const CANCEL_POLL_MS = 2000;
+
+export async function startRunner(opts: RunnerOptions): Promise<StartedRunner> {
+  const { sql, config, log } = opts;
+  const host = os.hostname();
+  const id = `${host}:${process.pid}:${randomBytes(3).toString('hex')}`;
+  const live = new Map<string, LiveSession>();
+  const ctx: JobContext = {
+    sql,
+    log,
+    runnerId: id,
+    host,
+    dataDir: config.dataDir,
+    stallMs: config.STALL_SECONDS * 1000,
+    resultGraceMs: config.RESULT_GRACE_SECONDS * 1000,
+    killGraceMs: config.KILL_GRACE_SECONDS * 1000,
+    live,
+    config,
+    childEnv: opts.childEnv ?? process.env,
+    claudeBin: claudeBin(opts.childEnv ?? process.env),
+  };
+
+  await sql`insert into dispatch.runners (id, host, pid) values (${id}, ${host}, ${process.pid})`;
+  const lost = await sweepRunners(sql, host, id);
+  if (lost.length) log.warn(`recovered jobs of runners that died: ${lost.join(', ')}`);
+
+  const workerIds: string[] = [];
+  const events = new EventEmitter() as WorkerEvents;
+  events.on('worker:create', ({ worker }) => {
+    workerIds.push(worker.workerId);
+    void sql`update dispatch.runners set worker_ids = ${workerIds} where id = ${id}`.catch(() => {});
+  });
+  events.on('job:error', ({ job, error }) => {
+    const msg = (error as Error)?.message ?? String(error);
+    if ((error as Error)?.name === 'DetachedError') log.info(`${job.task_identifier}: ${msg}`);
+    else log.warn(`job ${job.task_identifier} failed (attempt ${job.attempts}): ${msg}`);
+  });
+
+  const quiet = new GraphileLogger(() => (level: string, message: string) => {
+    if (level === 'error') log.error(`graphile-worker: ${message}`);
+  });
+  const runner: Runner = await run({
+    connectionString: opts.url,
+    concurrency: config.WORKER_CONCURRENCY,
+    noHandleSignals: true,
+    pollInterval: 1000,
+    taskList: taskList(ctx),
+    crontab: '* * * * * sweep_sessions ?max=1',
+    logger: quiet,
+    events,
+  });
+
+  const cancel = (taskId: string) => live.get(taskId)?.terminate('cancel requested');
+  const listener = await sql.listen('dispatch_cancel', cancel);
+  const cancelPoll = setInterval(() => {
+    const ids = [...live.values()].map((s) => s.taskId).filter((t): t is string => !!t);
+    if (!ids.length) return;
+    sql<{ id: string }[]>`select id from dispatch.tasks where id = any(${ids}::uuid[]) and cancel_requested_at is not null`
+      .then((rows) => rows.forEach((r) => cancel(r.id)))
+      .catch(() => {});
+  }, CANCEL_POLL_MS);
+  const heartbeat = setInterval(() => {
+    sql`update dispatch.runners set heartbeat_at = now() where id = ${id}`.catch(() => {});
+    sql`update dispatch.sessions set heartbeat_at = now() where runner_id = ${id} and ended_at is null`.catch(() => {});
+  }, HEARTBEAT_MS);
+  log.info(`runner ${id} started (concurrency ${config.WORKER_CONCURRENCY})`);
+
+  let stopping: Promise<void> | undefined;
+  return {
+    id,
+    context: ctx,
+    stop() {
+      stopping ??= (async () => {
+        clearInterval(cancelPoll);
+        clearInterval(heartbeat);
+        await listener.unlisten().catch(() => {});
+        await runner.stop();
+        await sql`update dispatch.runners set stopped_at = now() where id = ${id}`.catch(() => {});
+        log.info(`runner ${id} stopped`);
+      })();
+      return stopping;
+    },
+  };
+}

@@ -1,0 +1,76 @@
+// Follows a spool file as a process appends to it. The process writes its stdout straight into the
+// file (not through a pipe to us), so nothing it printed is lost if this runner dies: the next runner
+// reads the same file again.
+import fs from 'node:fs';
+
+export class SpoolTail {
+  private fd: number | null = null;
+  private pos = 0;
+  private reading: Promise<void> | null = null;
+  private dirty = false;
+  private watcher: fs.FSWatcher | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private readonly buf = Buffer.allocUnsafe(1 << 20);
+
+  constructor(
+    private readonly file: string,
+    private readonly onChunk: (chunk: Buffer) => void,
+    private readonly pollMs = 200,
+  ) {}
+
+  /** Starts following: inotify wake-ups for latency, a slow poll as a safety net. */
+  start(): void {
+    this.fd = fs.openSync(this.file, 'r');
+    try {
+      this.watcher = fs.watch(this.file, () => this.kick());
+      this.watcher.on('error', () => {});
+    } catch {
+      /* no inotify: the poll still works */
+    }
+    this.timer = setInterval(() => this.kick(), this.pollMs);
+    this.kick();
+  }
+
+  /** Reads everything written so far; resolves at end of file. */
+  async drain(): Promise<void> {
+    if (this.fd === null) this.fd = fs.openSync(this.file, 'r');
+    do {
+      this.kick();
+      await this.reading;
+    } while (this.dirty);
+  }
+
+  stop(): void {
+    this.watcher?.close();
+    if (this.timer) clearInterval(this.timer);
+    this.watcher = null;
+    this.timer = null;
+    if (this.fd !== null) fs.closeSync(this.fd);
+    this.fd = null;
+  }
+
+  private kick(): void {
+    if (this.reading) {
+      this.dirty = true;
+      return;
+    }
+    this.dirty = false;
+    this.reading = this.readToEnd().finally(() => {
+      this.reading = null;
+      if (this.dirty) this.kick();
+    });
+  }
+
+  private async readToEnd(): Promise<void> {
+    const fd = this.fd;
+    if (fd === null) return;
+    for (;;) {
+      const n = await new Promise<number>((resolve, reject) =>
+        fs.read(fd, this.buf, 0, this.buf.length, this.pos, (err, bytes) => (err ? reject(err) : resolve(bytes))),
+      );
+      if (n === 0) return;
+      this.pos += n;
+      this.onChunk(Buffer.from(this.buf.subarray(0, n)));
+    }
+  }
+}

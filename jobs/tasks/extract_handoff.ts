@@ -1,0 +1,38 @@
+// extract_handoff {task_id}: run the extractor — another Claude Code process, journalled as a session
+// with role extractor under the worker's session — over the worker's final result text (D-15, D-21).
+import type { Task } from 'graphile-worker';
+import { taskPayload, type JobContext } from '../context.ts';
+import { extractorPrompt, loadContract } from '../handoff-contract.ts';
+import { claudeArgs } from '../substrate/claude.ts';
+import { endNotClean, latestSession, loadTask, projectConfig, runOrAdopt } from './shared.ts';
+
+export function extractHandoff(ctx: JobContext): Task {
+  return async (raw, helpers) => {
+    const { task_id } = taskPayload.parse(raw);
+    const task = await loadTask(ctx, task_id);
+    if (!task || task.ended_at) return;
+    const worker = await latestSession(ctx, task, 'worker');
+    if (!worker || worker.status !== 'success') return;
+
+    const previous = await latestSession(ctx, task, 'extractor');
+    let status = previous?.status;
+    let reason = '';
+    if (!previous?.ended_at) {
+      const [result] = await ctx.sql<{ text: string | null }[]>`
+        select payload->>'result' as text from dispatch.events
+         where session_id = ${worker.id} and event_type = 'claude.result' order by seq desc limit 1`;
+      const prompt = extractorPrompt(await loadContract(ctx.sql), task.brief, result?.text ?? '');
+      const pc = projectConfig(task);
+      const args = claudeArgs({ prompt, model: pc.model, extraArgs: pc.extractor_args ?? [] });
+      const { outcome } = await runOrAdopt(ctx, task, 'extractor', args, helpers.abortSignal, worker.id);
+      status = outcome.status;
+      reason = outcome.reason;
+    }
+    if (status !== 'success') {
+      await endNotClean(ctx, task_id, 'extraction_failed', `the extractor ended ${status}${reason ? `: ${reason}` : ''}`);
+      return;
+    }
+    await ctx.sql`select graphile_worker.add_job('validate_handoff', ${ctx.sql.json({ task_id })}::json,
+                    job_key := ${`validate_handoff:${task_id}:${task.attempt}`}, max_attempts := 25)`;
+  };
+}

@@ -1,0 +1,16 @@
+// The job registry: one graphile-worker task per identifier, each in its own file.
+import type { TaskList } from 'graphile-worker';
+import type { JobContext } from '../context.ts';
+import { extractHandoff } from './extract_handoff.ts';
+import { spawnWorker } from './spawn_worker.ts';
+import { sweepSessions } from './sweep_sessions.ts';
+import { validateHandoffJob } from './validate_handoff.ts';
+
+export function taskList(ctx: JobContext): TaskList {
+  return {
+    spawn_worker: spawnWorker(ctx),
+    extract_handoff: extractHandoff(ctx),
+    validate_handoff: validateHandoffJob(ctx),
+    sweep_sessions: sweepSessions(ctx),
+  };
+}

@@ -1,0 +1,85 @@
+// Queries and steps the task jobs share: loading a task, running or re-adopting one session.
+import path from 'node:path';
+import type { JobContext, SessionRow, TaskRow } from '../context.ts';
+import { projectConfigSchema, type ProjectConfig } from '../context.ts';
+import { claudeEnv } from '../substrate/claude.ts';
+import { adoptSession, runSession, type Outcome } from '../supervisor.ts';
+
+export async function loadTask(ctx: JobContext, taskId: string): Promise<TaskRow | undefined> {
+  const [row] = await ctx.sql<TaskRow[]>`
+    select t.id, t.project_id, t.brief, t.approach, t.attempt, t.status, t.status_reason, t.ended_at,
+           t.cancel_requested_at, p.config as project_config
+      from dispatch.tasks t join dispatch.projects p on p.id = t.project_id
+     where t.id = ${taskId}`;
+  return row;
+}
+
+export function projectConfig(task: TaskRow): ProjectConfig {
+  const parsed = projectConfigSchema.safeParse(task.project_config ?? {});
+  return parsed.success ? parsed.data : {};
+}
+
+export function workDir(ctx: JobContext, task: TaskRow): string {
+  return projectConfig(task).cwd ?? path.join(ctx.dataDir, 'work', task.project_id);
+}
+
+/** The newest session of a role for the task's current attempt. */
+export async function latestSession(ctx: JobContext, task: TaskRow, role: string): Promise<SessionRow | undefined> {
+  const [row] = await ctx.sql<SessionRow[]>`
+    select id, project_id, task_id, role, status, pid, host, spool_path, started_at, ended_at, attempt
+      from dispatch.sessions
+     where task_id = ${task.id} and role = ${role} and attempt = ${task.attempt}
+     order by created_at desc limit 1`;
+  return row;
+}
+
+export class DetachedError extends Error {
+  override name = 'DetachedError';
+}
+
+/**
+ * Runs a new session of the role for the task, or re-adopts the open one of this attempt (its
+ * runner died or stopped). Throws DetachedError when this runner is stopping, so the job is
+ * retried and the next runner adopts the process.
+ */
+export async function runOrAdopt(
+  ctx: JobContext,
+  task: TaskRow,
+  role: string,
+  args: string[],
+  abort: AbortSignal,
+  parentSessionId: string | null = null,
+): Promise<{ outcome: Outcome; sessionId: string }> {
+  const open = await latestSession(ctx, task, role);
+  let outcome: Outcome;
+  let sessionId: string;
+  if (open && !open.ended_at && open.started_at) {
+    sessionId = open.id;
+    outcome = await adoptSession(ctx, { sessionId, projectId: task.project_id, taskId: task.id, role }, open, abort);
+  } else {
+    if (open && !open.ended_at) {
+      sessionId = open.id; // created, never started: start it now
+    } else {
+      const [s] = await ctx.sql<{ id: string }[]>`
+        insert into dispatch.sessions (project_id, task_id, role, attempt, parent_session_id)
+        values (${task.project_id}, ${task.id}, ${role}, ${task.attempt}, ${parentSessionId}) returning id`;
+      sessionId = s!.id;
+    }
+    outcome = await runSession(
+      ctx,
+      { sessionId, projectId: task.project_id, taskId: task.id, role },
+      { bin: ctx.claudeBin, args, cwd: workDir(ctx, task), env: claudeEnv(ctx.childEnv) },
+      abort,
+    );
+  }
+  if (outcome.detached) throw new DetachedError(`runner stopping: session ${sessionId} left for re-adoption`);
+  return { outcome, sessionId };
+}
+
+/** Ends the task with a not-clean status and lets the return policy decide what follows. */
+export async function endNotClean(ctx: JobContext, taskId: string, status: string, reason: string, details: object = {}): Promise<void> {
+  await ctx.sql.begin(async (tx) => {
+    await tx`select dispatch.set_task_status(${taskId}, ${status}, ${reason}, ${tx.json(details as Record<string, never>)})`;
+    await tx`select dispatch.apply_return_policy(${taskId})`;
+  });
+}

@@ -1,0 +1,56 @@
+// spawn_worker {task_id}: run one one-shot worker for the task's current attempt, journal it, derive
+// its status, then hand over to extract_handoff (success) or the return policy (anything else).
+import type { Task } from 'graphile-worker';
+import { taskPayload, type JobContext, type TaskRow } from '../context.ts';
+import { claudeArgs } from '../substrate/claude.ts';
+import { endNotClean, latestSession, loadTask, projectConfig, runOrAdopt } from './shared.ts';
+
+/** The worker's prompt: the brief verbatim, then the approach it was given. */
+export function workerPrompt(task: Pick<TaskRow, 'brief' | 'approach'>): string {
+  return task.approach ? `${task.brief}\n\nApproach: ${task.approach}` : task.brief;
+}
+
+export function spawnWorker(ctx: JobContext): Task {
+  return async (raw, helpers) => {
+    const { task_id } = taskPayload.parse(raw);
+    const task = await loadTask(ctx, task_id);
+    if (!task || task.ended_at) return; // gone, or already over (cancelled while queued)
+
+    const previous = await latestSession(ctx, task, 'worker');
+    if (previous?.ended_at) return afterWorker(ctx, task_id, previous.status, ''); // exit journalled, follow-up lost
+    if (task.cancel_requested_at && !previous) {
+      await endNotClean(ctx, task_id, 'cancelled', 'cancelled before it started');
+      return;
+    }
+    if (!previous) await ctx.sql`select dispatch.set_task_status(${task_id}, 'running', ${`attempt ${task.attempt} started`})`;
+
+    const pc = projectConfig(task);
+    const args = claudeArgs({
+      prompt: workerPrompt(task),
+      allowedTools: pc.allowed_tools,
+      permissionMode: pc.permission_mode,
+      model: pc.model,
+      extraArgs: [...(ctx.config.CLAUDE_ARGS ?? []), ...(pc.extra_args ?? [])],
+    });
+    const { outcome } = await runOrAdopt(ctx, task, 'worker', args, helpers.abortSignal);
+    await afterWorker(ctx, task_id, outcome.status, outcome.reason);
+  };
+}
+
+async function afterWorker(ctx: JobContext, taskId: string, status: string, reason: string): Promise<void> {
+  const task = await loadTask(ctx, taskId);
+  if (!task || task.ended_at) return;
+  if (task.cancel_requested_at) {
+    await endNotClean(ctx, taskId, 'cancelled', status === 'cancelled' ? reason : `cancel requested; the worker ended ${status}`);
+    return;
+  }
+  if (status === 'success') {
+    await ctx.sql.begin(async (tx) => {
+      await tx`select dispatch.set_task_status(${taskId}, 'running', 'worker finished; extracting its handoff')`;
+      await tx`select graphile_worker.add_job('extract_handoff', ${tx.json({ task_id: taskId })}::json,
+                 job_key := ${`extract_handoff:${taskId}:${task.attempt}`}, max_attempts := 25)`;
+    });
+    return;
+  }
+  await endNotClean(ctx, taskId, status, reason || task.status_reason || status);
+}

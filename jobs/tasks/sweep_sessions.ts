@@ -1,0 +1,34 @@
+// sweep_sessions (cron, and at every runner start): find runners that stopped heart-beating, unlock
+// their graphile-worker jobs at once (instead of after four hours) so the jobs re-run and re-adopt
+// or close the sessions those runners left open, and journal the loss.
+import type { Task } from 'graphile-worker';
+import type { Sql } from '../../functions/db/client.ts';
+import type { JobContext } from '../context.ts';
+import { isAlive } from '../supervisor.ts';
+
+export const RUNNER_STALE_SECONDS = 30;
+
+export async function sweepRunners(sql: Sql, host: string, self: string): Promise<string[]> {
+  const runners = await sql<{ id: string; host: string; pid: number; worker_ids: string[]; stale: boolean }[]>`
+    select id, host, pid, worker_ids, heartbeat_at < now() - make_interval(secs => ${RUNNER_STALE_SECONDS}) as stale
+      from dispatch.runners where stopped_at is null and id <> ${self}`;
+  const dead = runners.filter((r) => r.stale || (r.host === host && !isAlive(r.pid)));
+  for (const r of dead) {
+    await sql.begin(async (tx) => {
+      const [claimed] = await tx<{ id: string }[]>`
+        update dispatch.runners set stopped_at = now() where id = ${r.id} and stopped_at is null returning id`;
+      if (!claimed) return; // another runner swept it first
+      if (r.worker_ids.length) await tx`select graphile_worker.force_unlock_workers(${r.worker_ids}::text[])`;
+      await tx`insert into dispatch.events (event_type, payload)
+               values ('runner.lost', ${tx.json({ runner_id: r.id, host: r.host, pid: r.pid, worker_ids: r.worker_ids })})`;
+    });
+  }
+  return dead.map((r) => r.id);
+}
+
+export function sweepSessions(ctx: JobContext): Task {
+  return async () => {
+    const lost = await sweepRunners(ctx.sql, ctx.host, ctx.runnerId);
+    if (lost.length) ctx.log.warn(`runners lost: ${lost.join(', ')}; their jobs were unlocked`);
+  };
+}

@@ -1,0 +1,134 @@
+// A running execution loop for tests: a fresh database, the scripted model, and a job runner whose
+// claude processes are the real CLI talking to that model.
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, expect } from 'vitest';
+import { loadConfig } from '../../functions/config.ts';
+import type { Logger } from '../../functions/log.ts';
+import { createLogger } from '../../functions/log.ts';
+import { startRunner, type StartedRunner } from '../../jobs/runner.ts';
+import { claudeBin } from '../../jobs/substrate/claude.ts';
+import { startScriptedModel, type Scenario, type ScriptedModel } from '../../fixtures/scripted-model/server.ts';
+import { createTestDb, waitFor, type TestDb } from './db.ts';
+
+export interface LoopOptions {
+  scenarios: Scenario[];
+  env?: Record<string, string>;
+  /** A fault-injection wrapper from test/bin around the real CLI. */
+  wrapper?: string;
+  log?: boolean;
+}
+
+export interface Loop {
+  db: TestDb;
+  model: ScriptedModel;
+  runner: StartedRunner;
+  dataDir: string;
+  /** Set in every child's environment, to find leftover processes. */
+  marker: string;
+  project(name: string, config?: Record<string, unknown>): Promise<string>;
+  submit(projectId: string, brief: string, approach?: string): Promise<string>;
+  waitTask(taskId: string, status: string | string[], timeout?: number): Promise<TaskState>;
+  stop(): Promise<void>;
+}
+
+export interface TaskState {
+  status: string;
+  status_reason: string | null;
+  attempt: number;
+}
+
+const silent: Logger = { debug() {}, info() {}, warn() {}, error() {} };
+
+export async function startLoop(opts: LoopOptions): Promise<Loop> {
+  const db = await createTestDb();
+  const model = await startScriptedModel(opts.scenarios);
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pd-loop-'));
+  const marker = randomUUID();
+  const config = loadConfig({
+    DISPATCH_DATA_DIR: dataDir,
+    STALL_SECONDS: '120',
+    RESULT_GRACE_SECONDS: '30',
+    KILL_GRACE_SECONDS: '3',
+    WORKER_CONCURRENCY: '4',
+    ...opts.env,
+  });
+  const configDir = path.join(dataDir, 'claude-config');
+  fs.mkdirSync(configDir, { recursive: true });
+  const childEnv: NodeJS.ProcessEnv = {
+    ...process.env,
+    ANTHROPIC_BASE_URL: model.url,
+    ANTHROPIC_API_KEY: 'sk-ant-scripted-not-a-secret',
+    CLAUDE_CONFIG_DIR: configDir,
+    CLAUDE_CODE_MAX_RETRIES: '1',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    DISABLE_AUTOUPDATER: '1',
+    PD_TEST_MARKER: marker,
+  };
+  if (opts.wrapper) {
+    childEnv.REAL_CLAUDE_BIN = claudeBin();
+    childEnv.CLAUDE_BIN = path.resolve('test/bin', opts.wrapper);
+  }
+  const runner = await startRunner({ url: db.url, sql: db.sql, config, log: opts.log ? createLogger('debug', 'test') : silent, childEnv });
+
+  let stopped = false;
+  const stop = async () => {
+    if (stopped) return;
+    stopped = true;
+    await runner.stop();
+    await model.close();
+  };
+  afterAll(async () => {
+    await stop();
+    expect(processesWith(marker)).toEqual([]);
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  return {
+    db,
+    model,
+    runner,
+    dataDir,
+    marker,
+    async project(name, cfg = {}) {
+      const [r] = await db.sql<{ id: string }[]>`select dispatch.create_project(${name}, ${db.sql.json(cfg as Record<string, never>)}) as id`;
+      return r!.id;
+    },
+    async submit(projectId, brief, approach) {
+      const [r] = await db.sql<{ id: string }[]>`select dispatch.submit_task(${projectId}, ${brief}, ${approach ?? null}) as id`;
+      return r!.id;
+    },
+    async waitTask(taskId, status, timeout = 30_000) {
+      const want = Array.isArray(status) ? status : [status];
+      return waitFor(
+        async () => (await db.sql<TaskState[]>`select status, status_reason, attempt from dispatch.tasks where id = ${taskId}`)[0]!,
+        (t) => want.includes(t.status),
+        { timeout, what: `task ${taskId} to reach ${want.join('|')}` },
+      );
+    },
+    stop,
+  };
+}
+
+/** Pids of live processes whose environment carries the marker (leftover children). */
+export function processesWith(marker: string): number[] {
+  const found: number[] = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      const env = fs.readFileSync(`/proc/${entry}/environ`, 'latin1');
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'latin1');
+      if (env.includes(`PD_TEST_MARKER=${marker}`) && !/\) Z /.test(stat)) found.push(Number(entry));
+    } catch {
+      /* gone or not ours */
+    }
+  }
+  return found;
+}
+
+export async function eventsOf(db: TestDb, taskId: string) {
+  return db.sql<{ seq: number; event_id: string; event_type: string; tier: string; parent_id: string | null; session_id: string | null; payload: Record<string, unknown> }[]>`
+    select seq, event_id, event_type, tier, parent_id, session_id, payload from dispatch.events where task_id = ${taskId} order by seq`;
+}
