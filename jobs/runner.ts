@@ -56,12 +56,15 @@ export async function startRunner(opts: RunnerOptions): Promise<StartedRunner> {
   const lost = await sweepRunners(sql, host, id);
   if (lost.length) log.warn(`recovered jobs of runners that died: ${lost.join(', ')}`);
 
-  const workerIds: string[] = [];
+  // Jobs are locked by the pool (batched fetches) or by a worker: record both kinds of id.
+  const lockIds: string[] = [];
+  const remember = (lockId: string) => {
+    lockIds.push(lockId);
+    void sql`update dispatch.runners set worker_ids = ${lockIds} where id = ${id}`.catch(() => {});
+  };
   const events = new EventEmitter() as WorkerEvents;
-  events.on('worker:create', ({ worker }) => {
-    workerIds.push(worker.workerId);
-    void sql`update dispatch.runners set worker_ids = ${workerIds} where id = ${id}`.catch(() => {});
-  });
+  events.on('pool:create', ({ workerPool }) => remember(workerPool.id));
+  events.on('worker:create', ({ worker }) => remember(worker.workerId));
   events.on('job:error', ({ job, error }) => {
     const msg = (error as Error)?.message ?? String(error);
     if ((error as Error)?.name === 'DetachedError') log.info(`${job.task_identifier}: ${msg}`);

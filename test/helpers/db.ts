@@ -37,14 +37,14 @@ export async function createTestDb(): Promise<TestDb> {
 export async function waitFor<T>(
   fn: () => Promise<T> | T,
   ok: (v: T) => boolean = Boolean,
-  { timeout = 20_000, interval = 25, what = 'condition' } = {},
+  { timeout = 20_000, interval = 25, what = 'condition' as string | (() => string) } = {},
 ): Promise<T> {
   const deadline = Date.now() + timeout;
   let last: T;
   for (;;) {
     last = await fn();
     if (ok(last)) return last;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last value: ${JSON.stringify(last)?.slice(0, 500)}`);
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${typeof what === 'function' ? what() : what}; last value: ${JSON.stringify(last)?.slice(0, 500)}`);
     await new Promise((r) => setTimeout(r, interval));
   }
 }
