@@ -1,0 +1,115 @@
+// `npm run dispatch -- <command>`: a small operator CLI over the same SQL functions psql users call.
+import path from 'node:path';
+import fs from 'node:fs';
+import { loadConfig } from './config.ts';
+import { createSql, type Sql } from './db/client.ts';
+
+const USAGE = `usage: npm run dispatch -- <command>
+  project add NAME                      create a project
+  project list                          list projects
+  task add [--project NAME] BRIEF [--approach TEXT]
+                                        submit a task (default project: the only one, or "default")
+  task list [--project NAME]            recent tasks and their status
+  task cancel TASK_ID                   ask a task to stop
+  tail [--after SEQ]                    follow the journal
+Uses DATABASE_URL, or the embedded Postgres of a running npm start in DISPATCH_DATA_DIR.`;
+
+/** DATABASE_URL, or the running embedded cluster found through its postmaster.pid. */
+export function resolveUrl(env: NodeJS.ProcessEnv = process.env): string {
+  const config = loadConfig(env);
+  if (config.DATABASE_URL) return config.DATABASE_URL;
+  const pidFile = path.join(config.dataDir, 'pg', 'postmaster.pid');
+  if (!fs.existsSync(pidFile)) {
+    throw new Error(`no DATABASE_URL and no running embedded Postgres in ${config.dataDir}: start it with npm start`);
+  }
+  const port = fs.readFileSync(pidFile, 'utf8').split('\n')[3]?.trim();
+  const password = fs.readFileSync(path.join(config.dataDir, 'pg.password'), 'utf8').trim();
+  return `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/dispatch`;
+}
+
+function option(args: string[], name: string): string | undefined {
+  const i = args.indexOf(name);
+  if (i === -1) return undefined;
+  const [, value] = args.splice(i, 2);
+  if (value === undefined) throw new Error(`${name} needs a value`);
+  return value;
+}
+
+async function projectId(sql: Sql, name: string | undefined): Promise<string> {
+  if (name) {
+    const [p] = await sql<{ id: string }[]>`select id from dispatch.projects where lower(name) = lower(${name}) or id::text = ${name}`;
+    if (!p) throw new Error(`no project ${name}`);
+    return p.id;
+  }
+  const all = await sql<{ id: string }[]>`select id from dispatch.projects order by created_at limit 2`;
+  if (all.length === 1) return all[0]!.id;
+  const [d] = await sql<{ id: string }[]>`select id from dispatch.projects where name = 'default'`;
+  if (d) return d.id;
+  if (all.length === 0) return (await sql<{ id: string }[]>`select dispatch.create_project('default') as id`)[0]!.id;
+  throw new Error('several projects exist: name one with --project');
+}
+
+async function run(sql: Sql, argv: string[]): Promise<void> {
+  const args = [...argv];
+  const [noun, verb] = args.splice(0, 2);
+  const print = (s: string) => process.stdout.write(`${s}\n`);
+  if (noun === 'project' && verb === 'add' && args[0]) {
+    print((await sql<{ id: string }[]>`select dispatch.create_project(${args.join(' ')}) as id`)[0]!.id);
+  } else if (noun === 'project' && verb === 'list') {
+    for (const p of await sql<{ id: string; name: string }[]>`select id, name from dispatch.projects order by created_at`) print(`${p.id}  ${p.name}`);
+  } else if (noun === 'task' && verb === 'add') {
+    const project = option(args, '--project');
+    const approach = option(args, '--approach');
+    if (!args.length) throw new Error('task add needs a brief');
+    const id = await projectId(sql, project);
+    print((await sql<{ id: string }[]>`select dispatch.submit_task(${id}, ${args.join(' ')}, ${approach ?? null}) as id`)[0]!.id);
+  } else if (noun === 'task' && verb === 'list') {
+    const project = option(args, '--project');
+    const id = await projectId(sql, project);
+    const rows = await sql<{ id: string; status: string; attempt: number; brief: string }[]>`
+      select id, status, attempt, brief from dispatch.tasks where project_id = ${id} order by created_at desc limit 30`;
+    for (const t of rows) print(`${t.id}  ${t.status.padEnd(17)} #${t.attempt}  ${t.brief.split('\n')[0]!.slice(0, 80)}`);
+  } else if (noun === 'task' && verb === 'cancel' && args[0]) {
+    print((await sql<{ s: string }[]>`select dispatch.cancel_task(${args[0]}) as s`)[0]!.s);
+  } else if (noun === 'tail') {
+    let last = Number(option([verb ?? '', ...args].filter(Boolean), '--after') ?? NaN);
+    if (Number.isNaN(last)) last = (await sql<{ s: number }[]>`select coalesce(max(seq), 0) as s from dispatch.events`)[0]!.s;
+    const page = async () => {
+      const rows = await sql<{ seq: number; event_type: string; task_id: string | null; payload: unknown }[]>`
+        select seq, event_type, task_id, payload from dispatch.events where seq > ${last} order by seq limit 500`;
+      for (const r of rows) {
+        print(`${r.seq}  ${r.event_type.padEnd(22)} ${r.task_id ?? '-'}  ${JSON.stringify(r.payload).slice(0, 160)}`);
+        last = r.seq;
+      }
+      return rows.length;
+    };
+    let busy = false;
+    const kick = async () => {
+      if (busy) return;
+      busy = true;
+      try {
+        while ((await page()) === 500);
+      } finally {
+        busy = false;
+      }
+    };
+    await sql.listen('dispatch_events', () => void kick(), () => void kick());
+    setInterval(() => void kick(), 2000);
+    await new Promise(() => {});
+  } else {
+    print(USAGE);
+    process.exitCode = noun ? 2 : 0;
+  }
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]).endsWith(path.join('functions', 'cli.ts'))) {
+  const sql = createSql(resolveUrl(), { max: 2, application: 'petal-dispatch cli' });
+  try {
+    await run(sql, process.argv.slice(2));
+  } catch (err) {
+    process.stderr.write(`dispatch: ${(err as Error).message}\n`);
+    process.exitCode = 2;
+  } finally {
+    await sql.end({ timeout: 2 });
+  }
+}
