@@ -1,27 +1,65 @@
-// Builds the Hono app: one sub-app per resource, one error handler. Only main.ts listens.
-import { Hono } from 'hono';
-import type { Sql } from './db/client.ts';
-import { renderError } from './errors.ts';
+// Builds the Hono app: one sub-app per resource, auth and body rules on /api, one error handler,
+// the OpenAPI document generated from the route schemas. Only main.ts listens.
+import { OpenAPIHono } from '@hono/zod-openapi';
+import { bodyLimit } from 'hono/body-limit';
 import type { Config } from './config.ts';
+import type { Sql } from './db/client.ts';
+import { AppError, renderError } from './errors.ts';
 import type { Logger } from './log.ts';
+import { mcpRoutes } from './mcp.ts';
+import { auth, type AuthVariables } from './middleware/auth.ts';
+import { jsonOnly } from './middleware/json-only.ts';
+import { eventRoutes } from './routes/events.ts';
+import { handoffRoutes } from './routes/handoffs.ts';
 import { healthRoutes } from './routes/health.ts';
+import { messageRoutes } from './routes/messages.ts';
+import { projectRoutes } from './routes/projects.ts';
+import { stateRoutes } from './routes/state.ts';
+import { taskRoutes } from './routes/tasks.ts';
+import { trellisRoutes } from './routes/trellis.ts';
+import type { JournalHub } from './stream/hub.ts';
 
 export interface Deps {
   sql: Sql;
   config: Config;
   log: Logger;
+  hub: JournalHub;
 }
 
-export type AppEnv = { Variables: { deps: Deps } };
+export type AppEnv = { Variables: { deps: Deps } & AuthVariables };
+
+export const BODY_LIMIT_BYTES = 256 * 1024;
 
 export function buildApp(deps: Deps) {
-  const app = new Hono<AppEnv>();
-  app.use(async (c, next) => {
+  const app = new OpenAPIHono<AppEnv>();
+  app.use(async function provideDeps(c, next) {
     c.set('deps', deps);
     await next();
   });
   app.onError((err, c) => renderError(err, c, (e) => deps.log.error(`unhandled: ${(e as Error)?.stack ?? String(e)}`)));
   app.notFound((c) => c.json({ error: { code: 'not_found', message: `no route for ${c.req.method} ${c.req.path}` } }, 404));
+
+  const limit = bodyLimit({
+    maxSize: BODY_LIMIT_BYTES,
+    onError: () => {
+      throw new AppError(413, 'payload_too_large', `bodies are limited to ${BODY_LIMIT_BYTES} bytes`);
+    },
+  });
+  app.use('/api/*', auth(deps.config), limit, jsonOnly());
+  app.use('/mcp', limit);
+
   app.route('/', healthRoutes());
+  app.route('/api', projectRoutes());
+  app.route('/api', taskRoutes());
+  app.route('/api', eventRoutes());
+  app.route('/api', messageRoutes());
+  app.route('/api', handoffRoutes());
+  app.route('/api', stateRoutes());
+  app.route('/api', trellisRoutes());
+  app.route('/', mcpRoutes());
+  app.doc31('/api/openapi.json', {
+    openapi: '3.1.0',
+    info: { title: 'petal-dispatch', version: '1.0.0', description: 'The journal, the execution loop and the live view of AI coding agents.' },
+  });
   return app;
 }

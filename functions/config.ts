@@ -31,9 +31,23 @@ export const configSchema = z.object({
     .transform((v) => v.split(/\s+/).filter(Boolean))
     .optional(),
   OPEN_MODE: bool.optional(),
+  ALLOW_OPEN_NETWORK: bool.default(false),
+  RULED_OUT_SIMILARITY: z.coerce.number().min(0.1).max(1).default(0.5),
+  PUBLIC_URL: z.string().url().optional(),
   DISPATCH_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   TRUSTED_PROXIES: csv.default([]),
   TRELLIS_URL: z.string().url().optional(),
+  TRELLIS_ROUTES: z
+    .string()
+    .transform((v, ctx) => {
+      try {
+        return JSON.parse(v) as Record<string, string>;
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'must be JSON like {"live":"/threads/live","list":"/threads","detail":"/threads/{id}"}' });
+        return z.NEVER;
+      }
+    })
+    .optional(),
   TWA_PACKAGE_ID: z
     .string()
     .regex(/^[a-zA-Z][\w]*(\.[a-zA-Z][\w]*)+$/, 'must be an Android package id like dev.example.dispatch')

@@ -23,6 +23,7 @@ const SQLSTATE: Record<string, [ContentfulStatusCode, string]> = {
   '22P02': [400, 'invalid_input'],
   '22001': [400, 'invalid_input'],
   PD001: [409, 'append_only'],
+  P0002: [404, 'not_found'],
 };
 
 export function renderError(err: unknown, c: Context, onUnexpected: (e: unknown) => void): Response {

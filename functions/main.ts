@@ -8,6 +8,8 @@ import { migrateAll } from './db/migrate.ts';
 import { openDatabase } from './db/open.ts';
 import { createLogger } from './log.ts';
 import { startRunner, type StartedRunner } from '../jobs/runner.ts';
+import { startupRefusal } from './middleware/auth.ts';
+import { JournalHub } from './stream/hub.ts';
 
 type Mode = 'all' | 'serve' | 'work';
 
@@ -28,6 +30,11 @@ async function main(): Promise<void> {
     throw err;
   }
   const log = createLogger(config.LOG_LEVEL, mode === 'all' ? 'dispatch' : mode);
+  const refusal = mode === 'work' ? null : startupRefusal(config);
+  if (refusal) {
+    process.stderr.write(`petal-dispatch: ${refusal}\n`);
+    process.exit(2);
+  }
   const db = await openDatabase(config, (l) => log.info(l));
   const sql = createSql(db.url, { max: 10, application: 'petal-dispatch serve' });
 
@@ -36,7 +43,12 @@ async function main(): Promise<void> {
     if (shuttingDown) return;
     shuttingDown = true;
     log.info(`shutting down (${why})`);
-    await new Promise<void>((r) => (server ? server.close(() => r()) : r()));
+    await hub?.stop(); // ends every SSE stream, so the server can close
+    await new Promise<void>((r) => {
+      if (!server) return r();
+      server.close(() => r());
+      setTimeout(() => (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.(), 2000).unref();
+    });
     await runner?.stop().catch((e: Error) => log.warn(`runner stop: ${e.message}`));
     await sql.end({ timeout: 5 });
     await db.close();
@@ -47,11 +59,14 @@ async function main(): Promise<void> {
 
   let server: ReturnType<typeof serve> | undefined;
   let runner: StartedRunner | undefined;
+  let hub: JournalHub | undefined;
   try {
     await migrateAll(sql, db.url, (l) => log.info(l));
     if (mode !== 'serve') runner = await startRunner({ url: db.url, sql, config, log });
     if (mode === 'work') return;
-    const app = buildApp({ sql, config, log });
+    hub = new JournalHub(sql, log);
+    await hub.start();
+    const app = buildApp({ sql, config, log, hub });
     server = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST }, (info) => {
       log.info(`listening on http://${config.HOST}:${info.port}`);
     });

@@ -36,6 +36,8 @@ export interface SessionSpec {
   projectId: string;
   taskId: string | null;
   role: string;
+  /** The event that caused this session; its session.spawned nests under it. */
+  causeEventId?: string | null;
 }
 
 export interface Outcome extends Derived {
@@ -94,8 +96,9 @@ export async function runSession(
                 set status = 'running', pid = ${pid}, host = ${ctx.host}, runner_id = ${ctx.runnerId},
                     spool_path = ${spool}, started_at = now(), heartbeat_at = now()
               where id = ${spec.sessionId}`;
-    await tx`insert into dispatch.events (project_id, session_id, task_id, event_type, payload)
-             values (${spec.projectId}, ${spec.sessionId}, ${spec.taskId}, 'session.spawned',
+    // parent_id: what caused this session (the task's submission, retry decision or worker exit).
+    await tx`insert into dispatch.events (project_id, session_id, task_id, parent_id, event_type, payload)
+             values (${spec.projectId}, ${spec.sessionId}, ${spec.taskId}, ${spec.causeEventId ?? null}, 'session.spawned',
                      ${tx.json({ pid, host: ctx.host, role: spec.role, runner_id: ctx.runnerId, cwd: cmd.cwd, argv: [path.basename(cmd.bin), ...redactArgs(cmd.args)] })})`;
   });
   ctx.log.info(`session ${spec.sessionId} (${spec.role}) started: pid ${pid}`);

@@ -65,9 +65,13 @@ export async function runOrAdopt(
         values (${task.project_id}, ${task.id}, ${role}, ${task.attempt}, ${parentSessionId}) returning id`;
       sessionId = s!.id;
     }
+    const [cause] = await ctx.sql<{ event_id: string }[]>`
+      select event_id from dispatch.events
+       where task_id = ${task.id} and event_type in ('task.submitted', 'policy.decision', 'session.exited')
+       order by seq desc limit 1`;
     outcome = await runSession(
       ctx,
-      { sessionId, projectId: task.project_id, taskId: task.id, role },
+      { sessionId, projectId: task.project_id, taskId: task.id, role, causeEventId: cause?.event_id ?? null },
       { bin: ctx.claudeBin, args, cwd: workDir(ctx, task), env: claudeEnv(ctx.childEnv) },
       abort,
     );

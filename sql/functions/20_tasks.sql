@@ -31,28 +31,36 @@ begin
 end $$;
 
 create or replace function dispatch.submit_task(project_id uuid, brief text, approach text default null,
-                                                parent_id uuid default null, plan_ref text default null)
+                                                parent_id uuid default null, plan_ref text default null,
+                                                spawned_by uuid default null)
   returns uuid language plpgsql volatile as $$
 declare
   new_id uuid;
+  cause uuid;
 begin
   if submit_task.brief is null or length(btrim(submit_task.brief)) = 0 then
     raise exception 'a task needs a brief' using errcode = '23514';
   end if;
-  insert into dispatch.tasks (project_id, parent_id, brief, approach, plan_ref)
-    values (submit_task.project_id, submit_task.parent_id, submit_task.brief, submit_task.approach, submit_task.plan_ref)
+  insert into dispatch.tasks (project_id, parent_id, brief, approach, plan_ref, spawned_by_session)
+    values (submit_task.project_id, submit_task.parent_id, submit_task.brief, submit_task.approach,
+            submit_task.plan_ref, submit_task.spawned_by)
     returning id into new_id;
-  insert into dispatch.events (project_id, task_id, event_type, payload)
-    values (submit_task.project_id, new_id, 'task.submitted',
+  -- The causal link: a task spawned by an orchestrator turn nests under that turn's session.spawned.
+  if submit_task.spawned_by is not null then
+    select e.event_id into cause from dispatch.events e
+     where e.session_id = submit_task.spawned_by and e.event_type = 'session.spawned' order by e.seq limit 1;
+  end if;
+  insert into dispatch.events (project_id, task_id, parent_id, event_type, payload)
+    values (submit_task.project_id, new_id, cause, 'task.submitted',
             jsonb_strip_nulls(jsonb_build_object('brief', submit_task.brief, 'approach', submit_task.approach,
                                                  'parent_id', submit_task.parent_id, 'plan_ref', submit_task.plan_ref,
-                                                 'attempt', 1)));
+                                                 'spawned_by', submit_task.spawned_by, 'attempt', 1)));
   perform graphile_worker.add_job('spawn_worker', json_build_object('task_id', new_id),
                                   job_key := 'spawn_worker:' || new_id, max_attempts := 25);
   return new_id;
 end $$;
 
-comment on function dispatch.submit_task(uuid, text, text, uuid, text) is
+comment on function dispatch.submit_task(uuid, text, text, uuid, text, uuid) is
   'Creates a task, journals task.submitted and enqueues spawn_worker, in one transaction. Returns the task id.';
 
 -- Asks for a task to stop. A queued task is cancelled at once; a running one is stopped by the

@@ -1,0 +1,51 @@
+// /api/projects: create and list projects; a project's bounded state rollup.
+import { createRoute, z } from '@hono/zod-openapi';
+import { json, newRouter } from './openapi.ts';
+import { AppError } from '../errors.ts';
+import { CreateProject, ErrorBody, IdParam, ProjectSchema } from '../schemas.ts';
+import { exists } from '../queries/tasks.ts';
+
+const errors = { 400: json(ErrorBody, 'bad input'), 404: json(ErrorBody, 'unknown id'), 409: json(ErrorBody, 'conflict') };
+
+export function projectRoutes() {
+  return newRouter()
+    .openapi(
+      createRoute({
+        method: 'post',
+        path: '/projects',
+        request: { body: { content: { 'application/json': { schema: CreateProject } }, required: true } },
+        responses: { 201: json(ProjectSchema, 'the created project'), ...errors },
+      }),
+      async (c) => {
+        const { sql } = c.var.deps;
+        const body = c.req.valid('json');
+        const [taken] = await sql`select 1 as one from dispatch.projects where lower(name) = lower(${body.name})`;
+        if (taken) throw new AppError(409, 'conflict', `a project named ${body.name} exists`);
+        const [row] = await sql<{ id: string }[]>`select dispatch.create_project(${body.name}, ${sql.json(body.config ?? {})}) as id`;
+        const [project] = await sql`select id, name, config, created_at from dispatch.projects where id = ${row!.id}`;
+        return c.json(project as z.infer<typeof ProjectSchema>, 201);
+      },
+    )
+    .openapi(
+      createRoute({ method: 'get', path: '/projects', responses: { 200: json(z.object({ projects: z.array(ProjectSchema) }), 'projects') } }),
+      async (c) => {
+        const projects = await c.var.deps.sql`select id, name, config, created_at from dispatch.projects order by created_at`;
+        return c.json({ projects: projects as unknown as z.infer<typeof ProjectSchema>[] }, 200);
+      },
+    )
+    .openapi(
+      createRoute({
+        method: 'get',
+        path: '/projects/{id}/state',
+        request: { params: IdParam },
+        responses: { 200: json(z.record(z.string(), z.unknown()), 'bounded project rollup'), ...errors },
+      }),
+      async (c) => {
+        const { sql } = c.var.deps;
+        const { id } = c.req.valid('param');
+        if (!(await exists(sql, 'projects', id))) throw new AppError(404, 'not_found', `no project ${id}`);
+        const [row] = await sql<{ s: Record<string, unknown> }[]>`select dispatch.project_state(${id}) as s`;
+        return c.json(row!.s, 200);
+      },
+    );
+}

@@ -1,0 +1,137 @@
+// The REST routes through app.request(): what a client sees for good and bad input.
+import { randomUUID } from 'node:crypto';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../../helpers/app.ts';
+
+let t: TestApp;
+let projectId: string;
+beforeAll(async () => {
+  t = await startTestApp();
+  const res = await t.call('POST', '/api/projects', { name: 'api project' });
+  projectId = ((await res.json()) as { id: string }).id;
+});
+
+describe('projects', () => {
+  it('creates a project with 201 and its id', async () => {
+    const res = await t.call('POST', '/api/projects', { name: 'second', config: { allowed_tools: ['Bash'] } });
+    expect(res.status).toBe(201);
+    expect(await res.json()).toMatchObject({ id: expect.any(String), name: 'second', config: { allowed_tools: ['Bash'] } });
+  });
+
+  it('refuses a duplicate name with 409', async () => {
+    const res = await t.call('POST', '/api/projects', { name: 'API Project' });
+    expect(res.status).toBe(409);
+    expect(await res.json()).toEqual({ error: { code: 'conflict', message: 'a project named API Project exists' } });
+  });
+
+  it('lists projects wrapped', async () => {
+    const body = (await (await t.call('GET', '/api/projects')).json()) as { projects: { name: string }[] };
+    expect(body.projects.map((p) => p.name)).toContain('api project');
+  });
+});
+
+describe('tasks', () => {
+  it('submits a task: 201, queued, journalled and enqueued in one go', async () => {
+    const res = await t.call('POST', '/api/tasks', { project_id: projectId, brief: 'Write the changelog', approach: 'from git log' });
+    expect(res.status).toBe(201);
+    const task = (await res.json()) as Record<string, unknown>;
+    expect(task).toMatchObject({
+      id: expect.any(String), project_id: projectId, parent_id: null, status: 'queued', brief: 'Write the changelog',
+      approach: 'from git log', attempt: 1, started_at: null, ended_at: null,
+    });
+    expect(task.created_at).toEqual(expect.any(String));
+    const [job] = await t.db.sql`select task_identifier from graphile_worker.jobs where key = ${`spawn_worker:${task.id}`}`;
+    expect(job).toEqual({ task_identifier: 'spawn_worker' });
+    const got = (await (await t.call('GET', `/api/tasks/${task.id}`)).json()) as Record<string, unknown>;
+    expect(got).toMatchObject({ id: task.id, sessions: [] });
+  });
+
+  it('cancels a queued task', async () => {
+    const task = (await (await t.call('POST', '/api/tasks', { project_id: projectId, brief: 'x' })).json()) as { id: string };
+    const res = await t.call('POST', `/api/tasks/${task.id}/cancel`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ id: task.id, status: 'cancelled' });
+  });
+
+  it('answers 404 for unknown ids', async () => {
+    const id = randomUUID();
+    for (const [m, p, b] of [
+      ['GET', `/api/tasks/${id}`],
+      ['POST', `/api/tasks/${id}/cancel`],
+      ['POST', '/api/tasks', { project_id: id, brief: 'x' }],
+      ['GET', `/api/projects/${id}/state`],
+      ['GET', `/api/handoffs?scope=${id}`],
+      ['POST', '/api/messages', { project_id: id, text: 'hi', message_id: randomUUID() }],
+      ['POST', '/api/focus', { task_id: id }],
+    ] as [string, string, unknown?][]) {
+      const res = await t.call(m, p, b);
+      expect(res.status, `${m} ${p}`).toBe(404);
+      expect(((await res.json()) as { error: { code: string } }).error.code).toBe('not_found');
+    }
+  });
+});
+
+describe('events and state', () => {
+  it('pages the journal in seq order, filtered by project', async () => {
+    const body = (await (await t.call('GET', `/api/events?after=0&limit=500&project=${projectId}`)).json()) as {
+      events: { seq: number; event_type: string; project_id: string }[];
+      next_after: number;
+    };
+    expect(body.events.length).toBeGreaterThan(2);
+    expect(body.events.every((e) => e.project_id === projectId)).toBe(true);
+    const seqs = body.events.map((e) => e.seq);
+    expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+    expect(body.next_after).toBe(seqs.at(-1));
+    expect(body.events[0]!.event_type).toBe('project.created');
+  });
+
+  it('serves a state snapshot with the seq it reflects', async () => {
+    const s = (await (await t.call('GET', '/api/state')).json()) as Record<string, unknown> & { seq: number; tasks: unknown[] };
+    expect(Object.keys(s).sort()).toEqual(
+      ['focus', 'generated_at', 'pending_messages', 'projects', 'seq', 'sessions', 'tasks', 'working_sets'].sort(),
+    );
+    const [{ max }] = (await t.db.sql<{ max: number }[]>`select max(seq) as max from dispatch.events`) as unknown as [{ max: number }];
+    expect(s.seq).toBe(max);
+    expect(s.tasks.length).toBeGreaterThan(0);
+  });
+
+  it('serves the project rollup', async () => {
+    const s = (await (await t.call('GET', `/api/projects/${projectId}/state`)).json()) as Record<string, unknown>;
+    expect(s).toMatchObject({ project_id: projectId, name: 'api project', tasks: { total: expect.any(Number) } });
+  });
+
+  it('publishes an OpenAPI document generated from the route schemas', async () => {
+    const doc = (await (await t.call('GET', '/api/openapi.json')).json()) as { openapi: string; paths: Record<string, unknown> };
+    expect(doc.openapi).toBe('3.1.0');
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining(['/api/tasks', '/api/tasks/{id}/cancel', '/api/events', '/api/stream', '/api/messages', '/api/handoffs', '/api/state', '/api/focus', '/api/trellis', '/api/projects/{id}/state']),
+    );
+  });
+});
+
+describe('messages and focus', () => {
+  it('journals a user message once per message_id and keeps it pending', async () => {
+    const message_id = randomUUID();
+    const first = await t.call('POST', '/api/messages', { project_id: projectId, text: 'Start with the tests', message_id });
+    expect(first.status).toBe(201);
+    const body = (await first.json()) as { id: string; status: string };
+    expect(body).toMatchObject({ message_id, status: 'pending', text: 'Start with the tests' });
+    const again = await t.call('POST', '/api/messages', { project_id: projectId, text: 'Start with the tests', message_id });
+    expect(again.status).toBe(200);
+    expect(((await again.json()) as { id: string }).id).toBe(body.id);
+    const rows = await t.db.sql`select 1 from dispatch.events where event_type = 'user_message' and message_id = ${message_id}`;
+    expect(rows).toHaveLength(1);
+    const s = (await (await t.call('GET', '/api/state')).json()) as { pending_messages: { message_id: string }[] };
+    expect(s.pending_messages.map((m) => m.message_id)).toContain(message_id);
+    const reused = await t.call('POST', '/api/messages', { project_id: projectId, text: 'something else', message_id });
+    expect(reused.status).toBe(409);
+  });
+
+  it('switches focus with one call and the state follows', async () => {
+    const task = (await (await t.call('POST', '/api/tasks', { project_id: projectId, brief: 'focus me' })).json()) as { id: string };
+    const res = await t.call('POST', '/api/focus', { task_id: task.id, thread_id: 7 });
+    expect(res.status).toBe(201);
+    const s = (await (await t.call('GET', '/api/state')).json()) as { focus: { task_id: string; thread_id: number } };
+    expect(s.focus).toMatchObject({ task_id: task.id, thread_id: 7 });
+  });
+});

@@ -1,0 +1,57 @@
+// The real app over a fresh test database, for app.request() tests and real-socket tests.
+import { serve } from '@hono/node-server';
+import type { AddressInfo } from 'node:net';
+import { afterAll } from 'vitest';
+import { buildApp } from '../../functions/app.ts';
+import { loadConfig, type Config } from '../../functions/config.ts';
+import type { Logger } from '../../functions/log.ts';
+import { JournalHub } from '../../functions/stream/hub.ts';
+import { createTestDb, type TestDb } from './db.ts';
+
+export const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {} };
+
+export interface TestApp {
+  db: TestDb;
+  app: ReturnType<typeof buildApp>;
+  hub: JournalHub;
+  config: Config;
+  /** JSON request helper: sets Content-Type for bodies. */
+  call(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Response>;
+}
+
+export async function startTestApp(env: Record<string, string> = {}, db?: TestDb): Promise<TestApp> {
+  const theDb = db ?? (await createTestDb());
+  const config = loadConfig({ DATABASE_URL: theDb.url, ...env });
+  const hub = new JournalHub(theDb.sql, quiet, { pollMs: 1000 });
+  await hub.start();
+  const app = buildApp({ sql: theDb.sql, config, log: quiet, hub });
+  afterAll(() => hub.stop());
+  return {
+    db: theDb,
+    app,
+    hub,
+    config,
+    call: async (method, path, body, headers = {}) =>
+      app.request(path, {
+        method,
+        headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
+        body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+      }),
+  };
+}
+
+/** Serves the app on a real loopback socket (for SSE and auth by address). */
+export async function listen(t: TestApp): Promise<{ url: string; close(): Promise<void> }> {
+  const server = serve({ fetch: t.app.fetch, port: 0, hostname: '127.0.0.1' });
+  await new Promise<void>((r) => server.once('listening', () => r()));
+  const { port } = server.address() as AddressInfo;
+  let closed = false;
+  const close = async () => {
+    if (closed) return;
+    closed = true;
+    (server as unknown as { closeAllConnections(): void }).closeAllConnections();
+    await new Promise<void>((r) => server.close(() => r()));
+  };
+  afterAll(close);
+  return { url: `http://127.0.0.1:${port}`, close };
+}
