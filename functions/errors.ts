@@ -22,6 +22,8 @@ const SQLSTATE: Record<string, [ContentfulStatusCode, string]> = {
   '23514': [400, 'invalid_input'],
   '22P02': [400, 'invalid_input'],
   '22001': [400, 'invalid_input'],
+  '22021': [400, 'invalid_input'],
+  '22P05': [400, 'invalid_input'],
   PD001: [409, 'append_only'],
   P0002: [404, 'not_found'],
 };

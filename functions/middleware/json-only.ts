@@ -6,9 +6,9 @@ import { AppError } from '../errors.ts';
 export function jsonOnly(): MiddlewareHandler {
   return async function requireJson(c, next) {
     if (c.req.method === 'POST' || c.req.method === 'PUT' || c.req.method === 'PATCH') {
-      const type = c.req.header('content-type') ?? '';
-      const hasBody = (c.req.header('content-length') ?? '0') !== '0' || c.req.header('transfer-encoding');
-      if (hasBody && !/^application\/json\b/i.test(type)) {
+      const type = c.req.header('content-type');
+      const hasBody = c.req.raw.body !== null && c.req.header('content-length') !== '0';
+      if ((type !== undefined || hasBody) && !/^application\/json\b/i.test(type ?? '')) {
         throw new AppError(415, 'unsupported_media_type', 'send the body as Content-Type: application/json');
       }
     }

@@ -4,14 +4,14 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { json, newRouter } from './openapi.ts';
 import { AppError } from '../errors.ts';
-import { pageEvents, type EventRow } from '../queries/events.ts';
+import { pageEvents } from '../queries/events.ts';
 import { ErrorBody, EventSchema, EventsQuery, Uuid } from '../schemas.ts';
 
 
 export const HEARTBEAT_MS = 15_000;
 export const RETRY_MS = 2000;
 /** Bytes queued for one client before it is disconnected (it resumes with Last-Event-ID). */
-export const CLIENT_BUFFER_BYTES = 4 * 1024 * 1024;
+export const CLIENT_BUFFER_BYTES = 2 * 1024 * 1024;
 
 const StreamQuery = z.object({
   after: z.coerce.number().int().min(0).optional(),
@@ -21,10 +21,6 @@ const StreamQuery = z.object({
 });
 
 const encoder = new TextEncoder();
-
-export function frame(row: EventRow): Uint8Array {
-  return encoder.encode(`id: ${row.seq}\ndata: ${JSON.stringify(row)}\n\n`);
-}
 
 export function eventRoutes(opts: { heartbeatMs?: number; bufferBytes?: number } = {}) {
   return newRouter()
@@ -64,40 +60,75 @@ export function eventRoutes(opts: { heartbeatMs?: number; bufferBytes?: number }
           after = Number(header.trim());
         }
         const limit = opts.bufferBytes ?? CLIENT_BUFFER_BYTES;
+        const socket = (c.env as { incoming?: { socket?: { destroy(): void } } } | undefined)?.incoming?.socket;
+
+        // Frames wait here until the client pulls them; past `limit` bytes the client is cut off
+        // and resumes by itself with Last-Event-ID, so a slow client never grows our memory.
+        const pending: Uint8Array[] = [];
+        let pendingBytes = 0;
+        let waiters: (() => void)[] = [];
+        let controller!: ReadableStreamDefaultController<Uint8Array>;
+        let done = false;
         let unsubscribe = () => {};
         let heartbeat: NodeJS.Timeout | undefined;
+
         const stop = () => {
+          if (done) return;
+          done = true;
           unsubscribe();
           if (heartbeat) clearInterval(heartbeat);
+          for (const w of waiters) w();
+          waiters = [];
+          pending.length = 0;
         };
+        const flush = () => {
+          while (!done && pending.length && (controller.desiredSize ?? 0) > 0) {
+            const f = pending.shift()!;
+            pendingBytes -= f.length;
+            controller.enqueue(f);
+          }
+          if (pendingBytes <= limit / 2 && waiters.length) {
+            for (const w of waiters) w();
+            waiters = [];
+          }
+        };
+        const cutOff = () => {
+          stop();
+          if (socket) socket.destroy();
+          else controller.error(new Error('client too slow'));
+        };
+
         const body = new ReadableStream<Uint8Array>(
           {
-            start(controller) {
-              const send = (chunk: Uint8Array) => {
-                if ((controller.desiredSize ?? 0) < -limit) {
-                  stop();
-                  controller.error(new Error('client too slow'));
-                  return false;
-                }
-                controller.enqueue(chunk);
-                return true;
-              };
-              send(encoder.encode(`retry: ${RETRY_MS}\n: resuming after ${after}\n\n`));
+            start(ctrl) {
+              controller = ctrl;
+              ctrl.enqueue(encoder.encode(`retry: ${RETRY_MS}\n: resuming after ${after}\n\n`));
               unsubscribe = hub.subscribe(after, { project: q.project, task: q.task, session: q.session }, {
-                push(rows) {
-                  for (const r of rows) if (!send(frame(r))) return;
+                push(entries) {
+                  if (done) return;
+                  for (const e of entries) {
+                    pending.push(e.frame);
+                    pendingBytes += e.frame.length;
+                  }
+                  if (pendingBytes > limit && pending.length > 1) return cutOff();
+                  flush();
                 },
+                ready: () => (done || pendingBytes <= limit / 2 ? Promise.resolve() : new Promise((r) => waiters.push(r))),
                 close() {
+                  if (done) return;
                   stop();
                   try {
-                    controller.close();
+                    ctrl.close();
                   } catch {
                     /* already closed */
                   }
                 },
               });
-              heartbeat = setInterval(() => send(encoder.encode(': ping\n\n')), opts.heartbeatMs ?? HEARTBEAT_MS);
+              heartbeat = setInterval(() => {
+                if (!done && pending.length === 0) ctrl.enqueue(encoder.encode(': ping\n\n'));
+              }, opts.heartbeatMs ?? HEARTBEAT_MS);
             },
+            pull: flush,
             cancel: stop,
           },
           new ByteLengthQueuingStrategy({ highWaterMark: 64 * 1024 }),

@@ -1,7 +1,8 @@
 // The journal hub of one server process: LISTENs for dispatch_events (one NOTIFY per written batch),
 // reads new rows once for all subscribers (seq > last, safe because commits are serialised in seq
-// order) into a bounded ring, and feeds every subscriber from its own cursor. A subscriber behind
-// the ring pages the database until it catches up. A slow poll covers a lost notification.
+// order), serialises each row once into an SSE frame, keeps a bounded ring of recent frames, and
+// feeds every subscriber from its own cursor. A subscriber behind the ring pages the database,
+// one page at a time as it drains. A slow poll covers a lost notification.
 import type { Sql } from '../db/client.ts';
 import type { Logger } from '../log.ts';
 import { EVENT_COLUMNS, type EventRow } from '../queries/events.ts';
@@ -12,23 +13,40 @@ export interface StreamFilter {
   session?: string;
 }
 
+/** A journal row with its SSE frame, serialised once for every client. */
+export interface Entry {
+  row: EventRow;
+  frame: Uint8Array;
+}
+
 export interface Subscriber {
-  /** Called with rows in seq order, each row exactly once, none at or below the cursor. */
-  push(rows: EventRow[]): void;
-  /** The hub gave up on the subscriber (it is too far behind to keep in memory). */
+  /** Rows in seq order, each exactly once, none at or below the cursor. */
+  push(entries: Entry[]): void;
+  /** Resolves when the subscriber has room for more (catch-up paces itself on it). */
+  ready(): Promise<void>;
+  /** The hub stops feeding the subscriber (server stopping, or catch-up failed). */
   close(reason: string): void;
 }
 
-interface Sub extends Subscriber {
+interface Sub {
+  sub: Subscriber;
   cursor: number;
   filter: StreamFilter;
-  catchingUp: boolean;
+  live: boolean;
 }
 
 export interface HubOptions {
-  ringSize?: number;
+  ringBytes?: number;
   pollMs?: number;
   pageSize?: number;
+}
+
+const encoder = new TextEncoder();
+/** Catch-up pushes at most about this much before waiting for the subscriber to drain. */
+const SLICE_BYTES = 512 * 1024;
+
+export function toEntry(row: EventRow): Entry {
+  return { row, frame: encoder.encode(`id: ${row.seq}\ndata: ${JSON.stringify(row)}\n\n`) };
 }
 
 export function matches(row: EventRow, f: StreamFilter): boolean {
@@ -41,13 +59,14 @@ export function matches(row: EventRow, f: StreamFilter): boolean {
 
 export class JournalHub {
   private last = 0;
-  private ring: EventRow[] = [];
+  private ring: Entry[] = [];
+  private ringBytes = 0;
   private subs = new Set<Sub>();
   private fetching: Promise<void> | null = null;
   private again = false;
   private timer: NodeJS.Timeout | null = null;
   private unlisten: (() => Promise<void>) | null = null;
-  private readonly ringSize: number;
+  private readonly maxRingBytes: number;
   private readonly pageSize: number;
 
   constructor(
@@ -55,8 +74,8 @@ export class JournalHub {
     private readonly log: Logger,
     private readonly opts: HubOptions = {},
   ) {
-    this.ringSize = opts.ringSize ?? 10_000;
-    this.pageSize = opts.pageSize ?? 1000;
+    this.maxRingBytes = opts.ringBytes ?? 32 * 1024 * 1024;
+    this.pageSize = opts.pageSize ?? 500;
   }
 
   /** The highest seq this hub has read. */
@@ -83,39 +102,69 @@ export class JournalHub {
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     await this.unlisten?.().catch(() => {});
-    for (const s of this.subs) s.close('server stopping');
+    for (const s of this.subs) s.sub.close('server stopping');
     this.subs.clear();
   }
 
-  /** Starts feeding a subscriber with every matching row after `after`. Returns the unsubscribe. */
+  /** Feeds a subscriber every matching row after `after`. Returns the unsubscribe function. */
   subscribe(after: number, filter: StreamFilter, sub: Subscriber): () => void {
-    const s: Sub = Object.assign(Object.create(null) as Sub, sub, { cursor: after, filter, catchingUp: true });
-    s.push = sub.push.bind(sub);
-    s.close = sub.close.bind(sub);
+    const s: Sub = { sub, cursor: after, filter, live: false };
     this.subs.add(s);
     void this.catchUp(s);
-    return () => this.subs.delete(s);
+    return () => {
+      this.subs.delete(s);
+    };
   }
 
   private async catchUp(s: Sub): Promise<void> {
     try {
-      // Page the database while the ring does not reach back to the cursor.
-      while (this.subs.has(s) && (this.ring.length === 0 ? s.cursor < this.last : s.cursor + 1 < this.ring[0]!.seq)) {
-        const { rows, visible } = await this.page(s.cursor, s.filter);
+      for (;;) {
         if (!this.subs.has(s)) return;
-        if (rows.length) s.push(rows);
-        s.cursor = rows.length === this.pageSize ? rows.at(-1)!.seq : Math.max(visible, rows.at(-1)?.seq ?? 0, s.cursor);
+        const ringStart = this.ring[0]?.row.seq;
+        const behindRing = ringStart === undefined ? s.cursor < this.last : s.cursor + 1 < ringStart;
+        if (behindRing) {
+          // Older than anything in memory: one database page, then wait for the client to drain.
+          const { rows, visible } = await this.page(s.cursor, s.filter);
+          if (!this.subs.has(s)) return;
+          if (!(await this.feed(s, rows.map(toEntry)))) return;
+          s.cursor = rows.length === this.pageSize ? rows.at(-1)!.seq : Math.max(visible, s.cursor);
+          continue;
+        }
+        const slice: Entry[] = [];
+        let bytes = 0;
+        for (const e of this.ring) {
+          if (e.row.seq <= s.cursor) continue;
+          s.cursor = e.row.seq;
+          if (matches(e.row, s.filter)) {
+            slice.push(e);
+            bytes += e.frame.length;
+          }
+          if (slice.length >= this.pageSize || bytes >= SLICE_BYTES) break;
+        }
+        if (slice.length) s.sub.push(slice);
+        if (s.cursor >= this.last) break; // caught up; no await until live, so nothing slips between
+        await s.sub.ready();
       }
-      if (!this.subs.has(s)) return;
-      const rest = this.ring.filter((r) => r.seq > s.cursor && matches(r, s.filter));
-      s.catchingUp = false;
-      if (rest.length) s.push(rest);
-      s.cursor = Math.max(s.cursor, this.last);
+      s.live = true;
     } catch (err) {
       this.log.warn(`stream catch-up failed: ${(err as Error).message}`);
       this.subs.delete(s);
-      s.close('catch-up failed');
+      s.sub.close('catch-up failed');
     }
+  }
+
+  /** Pushes entries in slices of about SLICE_BYTES, waiting for the subscriber to drain between. */
+  private async feed(s: Sub, entries: Entry[]): Promise<boolean> {
+    let i = 0;
+    while (i < entries.length) {
+      let bytes = 0;
+      const start = i;
+      while (i < entries.length && (i === start || bytes + entries[i]!.frame.length <= SLICE_BYTES)) bytes += entries[i++]!.frame.length;
+      s.sub.push(entries.slice(start, i));
+      await s.sub.ready();
+      if (!this.subs.has(s)) return false;
+    }
+    return true;
   }
 
   private async page(after: number, f: StreamFilter): Promise<{ rows: EventRow[]; visible: number }> {
@@ -153,14 +202,18 @@ export class JournalHub {
       const rows = await this.sql<EventRow[]>`
         select ${this.sql.unsafe(EVENT_COLUMNS)} from dispatch.events where seq > ${this.last} order by seq limit ${this.pageSize}`;
       if (rows.length === 0) return;
+      const entries = rows.map(toEntry);
       this.last = rows.at(-1)!.seq;
-      this.ring.push(...rows);
-      if (this.ring.length > this.ringSize) this.ring.splice(0, this.ring.length - this.ringSize);
+      for (const e of entries) {
+        this.ring.push(e);
+        this.ringBytes += e.frame.length;
+      }
+      while (this.ring.length > 1 && this.ringBytes > this.maxRingBytes) this.ringBytes -= this.ring.shift()!.frame.length;
       for (const s of this.subs) {
-        if (s.catchingUp) continue;
-        const mine = rows.filter((r) => r.seq > s.cursor && matches(r, s.filter));
+        if (!s.live) continue;
+        const mine = entries.filter((e) => e.row.seq > s.cursor && matches(e.row, s.filter));
         s.cursor = this.last;
-        if (mine.length) s.push(mine);
+        if (mine.length) s.sub.push(mine);
       }
       if (rows.length < this.pageSize) return;
     }

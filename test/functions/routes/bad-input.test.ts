@@ -1,0 +1,83 @@
+// Bad input at every route: malformed JSON, wrong types, missing fields, oversized bodies, wrong
+// content types and unknown ids. Never a 5xx; every error in the documented shape.
+import { randomUUID } from 'node:crypto';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../../helpers/app.ts';
+
+let t: TestApp;
+let projectId: string;
+beforeAll(async () => {
+  t = await startTestApp();
+  projectId = ((await (await t.call('POST', '/api/projects', { name: 'bad input' })).json()) as { id: string }).id;
+});
+
+async function expectError(res: Response, status: number, code?: string) {
+  expect(res.status).toBe(status);
+  const body = (await res.json()) as { error: { code: string; message: string } };
+  expect(Object.keys(body)).toEqual(['error']);
+  expect(body.error.code).toEqual(code ?? expect.any(String));
+  expect(body.error.message).toEqual(expect.any(String));
+  expect(JSON.stringify(body)).not.toMatch(/select |insert |dispatch\.|\bat .*\.ts:\d+/i);
+}
+
+const posts: [string, () => Record<string, unknown>][] = [
+  ['/api/projects', () => ({ name: 'p' })],
+  ['/api/tasks', () => ({ project_id: projectId, brief: 'b' })],
+  ['/api/messages', () => ({ project_id: projectId, text: 't', message_id: randomUUID() })],
+  ['/api/focus', () => ({ thread_id: 1 })],
+];
+
+describe('every POST route', () => {
+  for (const [path, valid] of posts) {
+    it(`${path}: malformed JSON → 400`, async () => expectError(await t.call('POST', path, '{"name": '), 400));
+    it(`${path}: not JSON content type → 415`, async () =>
+      expectError(
+        await t.app.request(path, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: JSON.stringify(valid()) }),
+        415,
+        'unsupported_media_type',
+      ));
+    it(`${path}: oversized body → 413`, async () =>
+      expectError(await t.call('POST', path, { ...valid(), padding: 'x'.repeat(300 * 1024) }), 413, 'payload_too_large'));
+    it(`${path}: an empty object → 400 naming the fields`, async () => {
+      if (path === '/api/focus') return expectError(await t.call('POST', path, {}), 400, 'invalid_input');
+      await expectError(await t.call('POST', path, {}), 400, 'invalid_input');
+    });
+    it(`${path}: wrong types → 400`, async () => {
+      const wrong = Object.fromEntries(Object.keys(valid()).map((k) => [k, k === 'thread_id' ? 'seven' : 12345]));
+      await expectError(await t.call('POST', path, wrong), 400, 'invalid_input');
+    });
+    it(`${path}: an array or a scalar → 400`, async () => {
+      await expectError(await t.call('POST', path, [valid()]), 400);
+      await expectError(await t.call('POST', path, 'null'), 400);
+    });
+  }
+});
+
+describe('queries and ids', () => {
+  const cases: [string, string, number][] = [
+    ['GET', '/api/events?after=-1', 400],
+    ['GET', '/api/events?limit=100000', 400],
+    ['GET', '/api/events?task=not-a-uuid', 400],
+    ['GET', '/api/handoffs', 400],
+    ['GET', '/api/handoffs?scope=123', 400],
+    ['GET', `/api/handoffs?scope=${randomUUID()}&order=sideways`, 400],
+    ['GET', '/api/tasks/not-a-uuid', 400],
+    ['POST', '/api/tasks/not-a-uuid/cancel', 400],
+    ['GET', '/api/projects/xyz/state', 400],
+    ['GET', `/api/tasks/${randomUUID()}`, 404],
+    ['GET', '/api/nothing-here', 404],
+    ['DELETE', '/api/tasks', 404],
+  ];
+  for (const [m, p, status] of cases) {
+    it(`${m} ${p} → ${status}`, async () => expectError(await t.call(m, p), status));
+  }
+
+  it('a bad Last-Event-ID on the stream → 400', async () => {
+    await expectError(await t.app.request('/api/stream', { headers: { 'last-event-id': 'abc' } }), 400, 'invalid_input');
+  });
+
+  it('a text that Postgres cannot store (NUL) → 400, not 500', async () => {
+    await expectError(await t.call('POST', '/api/tasks', { project_id: projectId, brief: 'a\u0000b' }), 400);
+    await expectError(await t.call('POST', '/api/messages', { project_id: projectId, text: 'a\u0000b', message_id: randomUUID() }), 400);
+  });
+});
