@@ -62,6 +62,8 @@ export const CreateProject = z.object({
       model: z.string().min(1).optional(),
       extra_args: z.array(z.string()).max(100).optional(),
       extractor_args: z.array(z.string()).max(100).optional(),
+      mode: z.enum(['interactive', 'autonomous']).optional(),
+      orchestrator_tools: z.array(z.string().min(1)).max(100).optional(),
     })
     .strict()
     .optional(),

@@ -8,6 +8,8 @@ export interface JobContext extends RunnerContext {
   /** The environment handed to claude processes (ours, passed through). */
   childEnv: NodeJS.ProcessEnv;
   claudeBin: string;
+  /** Where claude processes reach the dispatch MCP server. */
+  mcpUrl: string;
 }
 
 /** Per-project settings for the processes it runs (projects.config). */
@@ -19,6 +21,9 @@ export const projectConfigSchema = z
     model: z.string().min(1).optional(),
     extra_args: z.array(z.string()).optional(),
     extractor_args: z.array(z.string()).optional(),
+    /** interactive: the user approves each advance; autonomous: handoffs wake the orchestrator. */
+    mode: z.enum(['interactive', 'autonomous']).optional(),
+    orchestrator_tools: z.array(z.string().min(1)).optional(),
   })
   .passthrough();
 export type ProjectConfig = z.infer<typeof projectConfigSchema>;

@@ -23,6 +23,13 @@ export interface RunnerOptions {
   childEnv?: NodeJS.ProcessEnv;
 }
 
+/** PUBLIC_URL/mcp, else this machine's serve address (a wildcard bind is reached on loopback). */
+export function mcpUrl(config: Config): string {
+  if (config.PUBLIC_URL) return new URL('/mcp', config.PUBLIC_URL).toString();
+  const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? '127.0.0.1' : config.HOST;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${config.PORT}/mcp`;
+}
+
 export interface StartedRunner {
   id: string;
   context: JobContext;
@@ -50,6 +57,7 @@ export async function startRunner(opts: RunnerOptions): Promise<StartedRunner> {
     config,
     childEnv: opts.childEnv ?? process.env,
     claudeBin: claudeBin(opts.childEnv ?? process.env),
+    mcpUrl: mcpUrl(config),
   };
 
   await sql`insert into dispatch.runners (id, host, pid) values (${id}, ${host}, ${process.pid})`;

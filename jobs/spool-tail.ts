@@ -10,6 +10,7 @@ export class SpoolTail {
   private dirty = false;
   private watcher: fs.FSWatcher | null = null;
   private timer: NodeJS.Timeout | null = null;
+  private stopped = false;
   private readonly buf = Buffer.allocUnsafe(1 << 20);
 
   constructor(
@@ -40,22 +41,26 @@ export class SpoolTail {
     } while (this.dirty);
   }
 
-  stop(): void {
+  /** Stops following; the file descriptor is closed only once no read is in flight. */
+  async stop(): Promise<void> {
+    this.stopped = true;
     this.watcher?.close();
     if (this.timer) clearInterval(this.timer);
     this.watcher = null;
     this.timer = null;
+    await this.reading?.catch(() => {});
     if (this.fd !== null) fs.closeSync(this.fd);
     this.fd = null;
   }
 
   private kick(): void {
+    if (this.stopped) return;
     if (this.reading) {
       this.dirty = true;
       return;
     }
     this.dirty = false;
-    this.reading = this.readToEnd().finally(() => {
+    this.reading = this.readToEnd().catch(() => {}).finally(() => {
       this.reading = null;
       if (this.dirty) this.kick();
     });
@@ -65,6 +70,7 @@ export class SpoolTail {
     const fd = this.fd;
     if (fd === null) return;
     for (;;) {
+      if (this.stopped) return;
       const n = await new Promise<number>((resolve, reject) =>
         fs.read(fd, this.buf, 0, this.buf.length, this.pos, (err, bytes) => (err ? reject(err) : resolve(bytes))),
       );

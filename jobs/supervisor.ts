@@ -248,7 +248,7 @@ async function follow(
     ctx.log.info(`session ${spec.sessionId} (${spec.role}) ended ${derived.status}: ${derived.reason}`);
     return { ...derived, facts, exit, detached: false, durationMs };
   } finally {
-    spoolTail.stop();
+    await spoolTail.stop();
     clearInterval(stallCheck);
     if (resultTimer) clearTimeout(resultTimer);
     if (killTimer) clearTimeout(killTimer);

@@ -43,6 +43,7 @@ export function validateHandoffJob(ctx: JobContext): Task {
       await tx`select set_config('dispatch.handoff_gate', '', true)`;
       await tx`select dispatch.set_task_status(${task_id}, 'success', 'handoff validated',
                  ${tx.json({ handoff_id: h!.event_id })})`;
+      await tx`select dispatch.after_handoff(${task_id})`;
     });
   };
 }

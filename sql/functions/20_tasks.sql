@@ -107,6 +107,7 @@ begin
   end if;
   select * into p from dispatch.return_policies rp where rp.status = t.status;
   if not found then
+    perform dispatch.wake_if_waiting(t.project_id);
     return 'none'; -- success and the live statuses have no policy
   end if;
   action := p.action;
@@ -116,6 +117,7 @@ begin
       values (t.project_id, t.id, 'policy.decision',
               jsonb_build_object('status', t.status, 'action', 'escalate_user', 'policy_action', p.action,
                                  'attempt', t.attempt, 'reason', format('%s attempts used', t.attempt)));
+    perform dispatch.wake_if_waiting(t.project_id);
     return action;
   end if;
   if action in ('retry_same', 'retry_modified', 'back_off') then
@@ -135,5 +137,10 @@ begin
   insert into dispatch.events (project_id, task_id, event_type, payload)
     values (t.project_id, t.id, 'policy.decision',
             jsonb_build_object('status', t.status, 'action', action, 'attempt', t.attempt, 'note', p.note));
+  if action = 'escalate_orchestrator' then
+    perform dispatch.request_turn(t.project_id, 'escalated: ' || t.status);
+  else
+    perform dispatch.wake_if_waiting(t.project_id);
+  end if;
   return action;
 end $$;

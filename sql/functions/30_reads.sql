@@ -70,7 +70,8 @@ begin
   return result;
 end $$;
 
--- Journals a user message (idempotent on message_id) and asks for an orchestrator turn.
+-- Journals a user message (idempotent on message_id); it wakes the orchestrator unless a turn or a
+-- worker it started is running, in which case it waits as pending for the next turn boundary.
 create or replace function dispatch.post_user_message(project_id uuid, text text, message_id uuid)
   returns table (event_id uuid, seq bigint, created boolean)
   language plpgsql volatile as $$
@@ -89,7 +90,7 @@ begin
     returning events.event_id, events.seq into ev, s;
   insert into dispatch.user_messages (message_id, project_id, event_id, seq, text)
     values (post_user_message.message_id, post_user_message.project_id, ev, s, post_user_message.text);
-  perform dispatch.request_turn(post_user_message.project_id, 'user_message');
+  perform dispatch.wake_if_waiting(post_user_message.project_id);
   return query select ev, s, true;
 end $$;
 

@@ -11,6 +11,7 @@ import { createLogger } from '../../functions/log.ts';
 import { startRunner, type StartedRunner } from '../../jobs/runner.ts';
 import { claudeBin } from '../../jobs/substrate/claude.ts';
 import { startScriptedModel, type Scenario, type ScriptedModel } from '../../fixtures/scripted-model/server.ts';
+import { listen, startTestApp } from './app.ts';
 import { createTestDb, waitFor, type TestDb } from './db.ts';
 
 export interface LoopOptions {
@@ -19,6 +20,8 @@ export interface LoopOptions {
   /** A fault-injection wrapper from test/bin around the real CLI. */
   wrapper?: string;
   log?: boolean;
+  /** Also serve the app (the API and /mcp) on a loopback port; the runner's MCP URL points at it. */
+  serve?: boolean;
 }
 
 export interface Loop {
@@ -28,6 +31,8 @@ export interface Loop {
   dataDir: string;
   /** Set in every child's environment, to find leftover processes. */
   marker: string;
+  /** The served app's base URL, with `serve: true`. */
+  url?: string;
   project(name: string, config?: Record<string, unknown>): Promise<string>;
   submit(projectId: string, brief: string, approach?: string): Promise<string>;
   waitTask(taskId: string, status: string | string[], timeout?: number): Promise<TaskState>;
@@ -44,6 +49,8 @@ const silent: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 
 export async function startLoop(opts: LoopOptions): Promise<Loop> {
   const db = await createTestDb();
+  let url: string | undefined;
+  if (opts.serve) url = (await listen(await startTestApp({}, db))).url;
   const model = await startScriptedModel(opts.scenarios);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pd-loop-'));
   const marker = randomUUID();
@@ -53,6 +60,7 @@ export async function startLoop(opts: LoopOptions): Promise<Loop> {
     RESULT_GRACE_SECONDS: '30',
     KILL_GRACE_SECONDS: '3',
     WORKER_CONCURRENCY: '4',
+    ...(url ? { PUBLIC_URL: url } : {}),
     ...opts.env,
   });
   const configDir = path.join(dataDir, 'claude-config');
@@ -92,6 +100,7 @@ export async function startLoop(opts: LoopOptions): Promise<Loop> {
     runner,
     dataDir,
     marker,
+    url,
     async project(name, cfg = {}) {
       const [r] = await db.sql<{ id: string }[]>`select dispatch.create_project(${name}, ${db.sql.json(cfg as Record<string, never>)}) as id`;
       return r!.id;

@@ -1,0 +1,63 @@
+// The orchestrator's turn prompt: the pending user messages, the new handoffs' fields and the
+// not-clean statuses, verbatim, plus the current focus. Built from the turn's journalled input.
+import { z } from 'zod';
+
+export const turnInputSchema = z.object({
+  session_id: z.string().uuid(),
+  input_seq: z.number(),
+  messages: z.array(z.object({ message_id: z.string(), event_id: z.string(), seq: z.number(), text: z.string(), created_at: z.string() })),
+  handoffs: z.array(z.object({ handoff_id: z.string(), task_id: z.string().nullable(), seq: z.number(), fields: z.record(z.string(), z.unknown()) })),
+  not_clean: z.array(
+    z.object({
+      task_id: z.string(),
+      event_id: z.string(),
+      status: z.string(),
+      reason: z.string().nullable(),
+      attempt: z.unknown(),
+      approach: z.string().nullable(),
+    }),
+  ),
+  focus: z.object({ thread_id: z.number().nullable(), task_id: z.string().nullable(), seq: z.number() }).nullable(),
+  resume: z.string().nullable(),
+});
+export type TurnInput = z.infer<typeof turnInputSchema>;
+
+export const ORCHESTRATOR_TOOLS = [
+  'mcp__dispatch__get_project_state',
+  'mcp__dispatch__get_handoffs',
+  'mcp__dispatch__check_ruled_out',
+  'mcp__dispatch__spawn_worker',
+];
+
+export function orchestratorPrompt(projectName: string, mode: string, input: TurnInput): string {
+  const parts: string[] = [];
+  if (!input.resume) {
+    parts.push(
+      `You are the orchestrator of project "${projectName}" in petal-dispatch (mode: ${mode}).`,
+      'You act only through the dispatch tools: get_project_state and get_handoffs to see where the work stands,',
+      'check_ruled_out before choosing an approach, and spawn_worker to start one-shot workers with a brief and a named',
+      'approach. Workers report back as handoffs in your next turn; never retry an approach a handoff ruled out.',
+      'When the work is done, say so briefly and spawn nothing.',
+      '',
+    );
+  }
+  parts.push(`Turn of the orchestrator of project "${projectName}".`);
+  if (input.focus) parts.push(`Current focus: ${JSON.stringify({ thread_id: input.focus.thread_id, task_id: input.focus.task_id })}`);
+  if (input.messages.length) {
+    parts.push('', 'Messages from the user, in order:');
+    for (const m of input.messages) parts.push(`<user_message id="${m.message_id}">`, m.text, '</user_message>');
+  }
+  if (input.handoffs.length) {
+    parts.push('', 'Handoffs that arrived since your last turn:');
+    for (const h of input.handoffs) {
+      parts.push(`<handoff id="${h.handoff_id}" task_id="${h.task_id}">`, JSON.stringify(h.fields, null, 2), '</handoff>');
+    }
+  }
+  if (input.not_clean.length) {
+    parts.push('', 'Tasks that ended not clean since your last turn:');
+    for (const n of input.not_clean) {
+      parts.push(`- task ${n.task_id} (approach: ${n.approach ?? 'none'}) ended ${n.status}: ${n.reason ?? 'no reason given'}`);
+    }
+  }
+  return parts.join('\n');
+}

@@ -1,0 +1,127 @@
+// orchestrator_turn {project_id}: one turn of the project's orchestrator — one `claude -p` run that
+// resumes the project's Claude session, loads the dispatch MCP server scoped to the project, and is
+// given (verbatim) the pending messages, new handoffs and not-clean statuses. Turn boundary = exit.
+// One turn at a time per project (a named queue); afterwards the working set is journalled.
+import path from 'node:path';
+import fs from 'node:fs';
+import type { Task } from 'graphile-worker';
+import { z } from 'zod';
+import type { JobContext } from '../context.ts';
+import { projectConfigSchema } from '../context.ts';
+import { ORCHESTRATOR_TOOLS, orchestratorPrompt, turnInputSchema, type TurnInput } from '../orchestrator-prompt.ts';
+import { claudeArgs, claudeEnv } from '../substrate/claude.ts';
+import { adoptSession, runSession, type Outcome } from '../supervisor.ts';
+import { DetachedError } from './shared.ts';
+
+const payload = z.object({ project_id: z.string().uuid() });
+
+interface ProjectRow {
+  id: string;
+  name: string;
+  config: unknown;
+}
+
+export function orchestratorTurn(ctx: JobContext): Task {
+  return async (raw, helpers) => {
+    const { project_id } = payload.parse(raw);
+    const [project] = await ctx.sql<ProjectRow[]>`select id, name, config from dispatch.projects where id = ${project_id}`;
+    if (!project) return;
+    const pc = projectConfigSchema.parse(project.config ?? {});
+    const mode = pc.mode ?? 'autonomous';
+
+    // A turn claimed earlier whose runner went away is finished first (started → adopt, else start).
+    const [open] = await ctx.sql<{ id: string; pid: number | null; host: string | null; spool_path: string | null; started_at: Date | null }[]>`
+      select id, pid, host, spool_path, started_at from dispatch.sessions
+       where project_id = ${project_id} and role = 'orchestrator' and ended_at is null order by created_at desc limit 1`;
+    let input: TurnInput;
+    if (open) {
+      const [ev] = await ctx.sql<{ payload: unknown }[]>`
+        select payload from dispatch.events where session_id = ${open.id} and event_type = 'orchestrator.turn_input' limit 1`;
+      input = turnInputSchema.parse(ev!.payload);
+    } else {
+      const [claim] = await ctx.sql<{ input: unknown }[]>`select dispatch.claim_orchestrator_turn(${project_id}) as input`;
+      if (!claim?.input) return; // nothing new since the last turn
+      input = turnInputSchema.parse(claim.input);
+    }
+    const sessionId = input.session_id;
+    const spec = { sessionId, projectId: project_id, taskId: null, role: 'orchestrator' };
+
+    let outcome: Outcome;
+    if (open?.started_at) {
+      outcome = await adoptSession(ctx, spec, open, helpers.abortSignal);
+    } else {
+      const [tok] = await ctx.sql<{ t: string }[]>`select dispatch.issue_mcp_token(${project_id}, ${sessionId}) as t`;
+      const mcpConfig = JSON.stringify({
+        mcpServers: { dispatch: { type: 'http', url: ctx.mcpUrl, headers: { Authorization: `Bearer ${tok!.t}` } } },
+      });
+      const args = claudeArgs({
+        prompt: orchestratorPrompt(project.name, mode, input),
+        resume: input.resume ?? undefined,
+        allowedTools: [...ORCHESTRATOR_TOOLS, ...(pc.orchestrator_tools ?? [])],
+        permissionMode: pc.permission_mode,
+        model: pc.model,
+        mcpConfig,
+      });
+      const cwd = pc.cwd ?? path.join(ctx.dataDir, 'work', project_id);
+      fs.mkdirSync(cwd, { recursive: true });
+      const [cause] = await ctx.sql<{ event_id: string }[]>`
+        select event_id from dispatch.events where session_id = ${sessionId} and event_type = 'orchestrator.turn_input' limit 1`;
+      outcome = await runSession(ctx, { ...spec, causeEventId: cause?.event_id ?? null }, { bin: ctx.claudeBin, args, cwd, env: claudeEnv(ctx.childEnv) }, helpers.abortSignal);
+    }
+    if (outcome.detached) throw new DetachedError(`runner stopping: orchestrator session ${sessionId} left for re-adoption`);
+    await ctx.sql`update dispatch.mcp_tokens set revoked_at = now() where session_id = ${sessionId} and revoked_at is null`;
+    await journalWorkingSet(ctx, project_id, mode, input, outcome);
+    await ctx.sql`select dispatch.wake_if_waiting(${project_id})`; // messages that came in during the turn
+  };
+}
+
+/** The orchestrator's working set after a turn (FR-006), derived from the journal. */
+async function journalWorkingSet(ctx: JobContext, projectId: string, mode: string, input: TurnInput, outcome: Outcome): Promise<void> {
+  const sessionId = input.session_id;
+  const inFlight = await ctx.sql`
+    select id as task_id, status, attempt, left(brief, 200) as brief, approach from dispatch.tasks
+     where project_id = ${projectId} and ended_at is null order by created_at`;
+  const spawned = await ctx.sql<{ id: string }[]>`select id from dispatch.tasks where spawned_by_session = ${sessionId} order by created_at`;
+  const refused = await ctx.sql<{ approach: string }[]>`
+    select payload->>'approach' as approach from dispatch.events where session_id = ${sessionId} and event_type = 'spawn.refused' order by seq`;
+  const backingOff = await ctx.sql<{ id: string; status_reason: string }[]>`
+    select id, status_reason from dispatch.tasks where project_id = ${projectId} and ended_at is null and status = 'queued' and attempt > 1`;
+  const needsUser = await ctx.sql<{ id: string; status: string; status_reason: string | null }[]>`
+    select id, status, status_reason from dispatch.tasks
+     where project_id = ${projectId} and status in ('extraction_failed', 'gated') order by ended_at desc limit 5`;
+  const lastMessage = outcome.facts.resultText ?? null;
+
+  // Where and why the loop stopped, when it did (SC-4's note): a diagnosable stop, not a silence.
+  let stop: { where: string; why: string } | null = null;
+  if (outcome.status !== 'success') {
+    stop = { where: 'orchestrator', why: `the orchestrator turn ended ${outcome.status}: ${outcome.reason}` };
+  } else if (backingOff.length) {
+    stop = { where: 'rate_limit', why: `backing off: ${backingOff.map((t) => t.status_reason).join('; ')}` };
+  } else if (inFlight.length === 0) {
+    if (refused.length && spawned.length === 0) stop = { where: 'spawn_refused', why: `spawn refused for: ${refused.map((r) => r.approach).join('; ')}` };
+    else if (needsUser.length && input.not_clean.some((n) => n.status === 'extraction_failed'))
+      stop = { where: 'extractor', why: `extraction failed: ${needsUser[0]!.status_reason ?? ''}` };
+    else if (input.not_clean.length && spawned.length === 0)
+      stop = { where: 'worker', why: `a worker ended ${input.not_clean.at(-1)!.status}: ${input.not_clean.at(-1)!.reason ?? ''}` };
+    else stop = { where: 'orchestrator', why: 'the orchestrator ended its turn without starting more work' };
+  }
+
+  await ctx.sql`
+    insert into dispatch.events (project_id, session_id, event_type, payload)
+    values (${projectId}, ${sessionId}, 'orchestrator.working_set', ${ctx.sql.json({
+      session_id: sessionId,
+      turn_status: outcome.status,
+      turn_reason: outcome.reason,
+      mode,
+      in_flight: [...inFlight] as never,
+      spawned: spawned.map((s) => s.id),
+      refused: refused.map((r) => r.approach),
+      handoffs_given: input.handoffs.map((h) => h.handoff_id),
+      messages_delivered: input.messages.map((m) => m.message_id),
+      focus: input.focus as never,
+      live_thread: input.focus?.thread_id ?? null,
+      last_message: lastMessage ? lastMessage.slice(0, 4000) : null,
+      needs_user: [...needsUser] as never,
+      stop: stop as never,
+    })})`;
+}
