@@ -215,9 +215,11 @@ async function follow(
   ctx.live.set(spec.sessionId, live);
   if (spec.taskId) ctx.live.set(spec.taskId, live);
 
+  let onAbort = () => {};
   const detachedSignal = new Promise<'detach'>((resolve) => {
+    onAbort = () => resolve('detach');
     if (abort.aborted) resolve('detach');
-    abort.addEventListener('abort', () => resolve('detach'), { once: true });
+    abort.addEventListener('abort', onAbort, { once: true });
   });
 
   try {
@@ -248,6 +250,7 @@ async function follow(
     ctx.log.info(`session ${spec.sessionId} (${spec.role}) ended ${derived.status}: ${derived.reason}`);
     return { ...derived, facts, exit, detached: false, durationMs };
   } finally {
+    abort.removeEventListener('abort', onAbort);
     await spoolTail.stop();
     clearInterval(stallCheck);
     if (resultTimer) clearTimeout(resultTimer);

@@ -1,0 +1,64 @@
+// Starts petal-dispatch in this process: Postgres (given or embedded), migrations, the job runner
+// and/or the HTTP server. Used by `npm start`/`serve`/`work` and by `npm run demo`.
+import { serve } from '@hono/node-server';
+import type { AddressInfo } from 'node:net';
+import { startRunner, type StartedRunner } from '../jobs/runner.ts';
+import { buildApp } from './app.ts';
+import type { Config } from './config.ts';
+import { createSql, type Sql } from './db/client.ts';
+import { migrateAll } from './db/migrate.ts';
+import { openDatabase } from './db/open.ts';
+import type { Logger } from './log.ts';
+import { JournalHub } from './stream/hub.ts';
+
+export type Mode = 'all' | 'serve' | 'work';
+
+export interface Dispatch {
+  sql: Sql;
+  url: string | null;
+  stop(): Promise<void>;
+}
+
+export async function startDispatch(config: Config, log: Logger, mode: Mode, childEnv?: NodeJS.ProcessEnv): Promise<Dispatch> {
+  const db = await openDatabase(config, (l) => log.info(l));
+  const sql = createSql(db.url, { max: 10, application: `petal-dispatch ${mode}` });
+  let server: ReturnType<typeof serve> | undefined;
+  let runner: StartedRunner | undefined;
+  let hub: JournalHub | undefined;
+
+  let stopping: Promise<void> | undefined;
+  const stop = () =>
+    (stopping ??= (async () => {
+      await hub?.stop(); // ends every SSE stream, so the server can close
+      await new Promise<void>((r) => {
+        if (!server) return r();
+        server.close(() => r());
+        setTimeout(() => (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.(), 2000).unref();
+      });
+      await runner?.stop().catch((e: Error) => log.warn(`runner stop: ${e.message}`));
+      await sql.end({ timeout: 5 });
+      await db.close();
+    })());
+
+  try {
+    await migrateAll(sql, db.url, (l) => log.info(l));
+    if (mode !== 'serve') runner = await startRunner({ url: db.url, sql, config, log, childEnv });
+    if (mode === 'work') return { sql, url: null, stop };
+    hub = new JournalHub(sql, log);
+    await hub.start();
+    const app = buildApp({ sql, config, log, hub });
+    const s = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST });
+    server = s;
+    await new Promise<void>((resolve, reject) => {
+      s.once('listening', resolve);
+      s.once('error', (err: Error) => reject(new Error(`cannot listen on ${config.HOST}:${config.PORT}: ${err.message}`)));
+    });
+    const { port } = s.address() as AddressInfo;
+    const url = `http://${config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST}:${port}`;
+    log.info(`listening on ${url}`);
+    return { sql, url, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
