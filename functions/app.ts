@@ -5,6 +5,7 @@ import { bodyLimit } from 'hono/body-limit';
 import type { Config } from './config.ts';
 import type { Sql } from './db/client.ts';
 import { AppError, renderError } from './errors.ts';
+import { clientRoutes } from './routes/client.ts';
 import type { Logger } from './log.ts';
 import { mcpRoutes } from './mcp.ts';
 import { auth, type AuthVariables } from './middleware/auth.ts';
@@ -61,5 +62,8 @@ export function buildApp(deps: Deps) {
     openapi: '3.1.0',
     info: { title: 'petal-dispatch', version: '1.0.0', description: 'The journal, the execution loop and the live view of AI coding agents.' },
   });
+  // Unknown /api paths are JSON 404s, never the client shell.
+  app.all('/api/*', (c) => c.json({ error: { code: 'not_found', message: `no route for ${c.req.method} ${c.req.path}` } }, 404));
+  app.route('/', clientRoutes());
   return app;
 }

@@ -41,10 +41,10 @@ export async function startTestApp(env: Record<string, string> = {}, db?: TestDb
 }
 
 /** Serves the app on a real loopback socket (for SSE and auth by address). */
-export async function listen(t: TestApp): Promise<{ url: string; close(): Promise<void> }> {
-  const server = serve({ fetch: t.app.fetch, port: 0, hostname: '127.0.0.1' });
+export async function listen(t: TestApp, port = 0): Promise<{ url: string; close(): Promise<void> }> {
+  const server = serve({ fetch: t.app.fetch, port, hostname: '127.0.0.1' });
   await new Promise<void>((r) => server.once('listening', () => r()));
-  const { port } = server.address() as AddressInfo;
+  const bound = (server.address() as AddressInfo).port;
   let closed = false;
   const close = async () => {
     if (closed) return;
@@ -53,5 +53,5 @@ export async function listen(t: TestApp): Promise<{ url: string; close(): Promis
     await new Promise<void>((r) => server.close(() => r()));
   };
   afterAll(close);
-  return { url: `http://127.0.0.1:${port}`, close };
+  return { url: `http://127.0.0.1:${bound}`, close };
 }

@@ -1,0 +1,200 @@
+// The application shell: the glance header on every view, the views (Tasks, Chat, Activity,
+// Working set, Timeline) behind tabs and the URL hash (so the back button works), the project
+// picker, the connection banner, theme and notification settings, and the error notifier.
+import { LitElement, css, html, nothing } from 'lit';
+import { customElement, query, state } from 'lit/decorators.js';
+import { ApiError, setToken } from '../api.ts';
+import { StoreController } from '../controllers/store-controller.ts';
+import { clip } from '../format.ts';
+import { BAD, store, type StatusChange } from '../store.ts';
+import './pd-activity.ts';
+import './pd-chat.ts';
+import './pd-glance.ts';
+import './pd-task-detail.ts';
+import './pd-task-list.ts';
+import './pd-timeline.ts';
+import './pd-toast.ts';
+import './pd-working-set.ts';
+import type { PdToast } from './pd-toast.ts';
+
+type View = 'tasks' | 'chat' | 'activity' | 'working-set' | 'timeline';
+const VIEWS: [View, string][] = [
+  ['tasks', 'Tasks'],
+  ['chat', 'Chat'],
+  ['activity', 'Activity'],
+  ['working-set', 'Working set'],
+  ['timeline', 'Timeline'],
+];
+const THEMES = ['auto', 'light', 'dark'] as const;
+
+@customElement('pd-app')
+export class PdApp extends LitElement {
+  @state() private _view: View = 'tasks';
+  @state() private _task = '';
+  @state() private _project = localStorage.getItem('pd.project') ?? '';
+  @state() private _needsToken = false;
+  @state() private _theme: (typeof THEMES)[number] = (localStorage.getItem('pd.theme') as (typeof THEMES)[number]) ?? 'auto';
+  @query('pd-toast') private _toast!: PdToast;
+
+  constructor() {
+    super();
+    new StoreController(this);
+  }
+
+  static override styles = css`
+    :host { display: flex; flex-direction: column; min-height: 100vh; }
+    header { position: sticky; top: 0; z-index: 5; }
+    .bar { display: flex; gap: 0.5rem; align-items: center; padding: 0.4rem 0.75rem; background: var(--pd-card); border-bottom: 1px solid var(--pd-line); }
+    .brand { font-weight: 800; color: var(--pd-accent); }
+    select, .bar button { min-height: 40px; border-radius: 8px; border: 1px solid var(--pd-line); background: var(--pd-bg); color: var(--pd-fg); font: inherit; padding: 0 0.5rem; }
+    select { flex: 1; min-width: 0; max-width: 22rem; }
+    .spacer { flex: 0 0 auto; }
+    nav { display: flex; gap: 0.25rem; overflow-x: auto; padding: 0.3rem 0.5rem; background: var(--pd-bg); border-bottom: 1px solid var(--pd-line); }
+    nav button { min-height: 44px; padding: 0 0.9rem; border: none; border-radius: 999px; background: none; color: var(--pd-muted); font: inherit; font-weight: 600; cursor: pointer; white-space: nowrap; }
+    nav button[aria-selected='true'] { background: var(--pd-accent); color: #fff; }
+    button:focus-visible, select:focus-visible { outline: 2px solid var(--pd-accent); outline-offset: 2px; }
+    .banner { padding: 0.45rem 0.75rem; font-size: 0.9rem; font-weight: 600; background: var(--pd-stalled); color: #fff; }
+    .banner.offline { background: var(--pd-failed); }
+    main { padding: 0.75rem; flex: 1; max-width: 60rem; width: 100%; box-sizing: border-box; margin: 0 auto; }
+    form.token { display: grid; gap: 0.5rem; max-width: 24rem; margin: 3rem auto; }
+    form.token input { min-height: 44px; font: inherit; padding: 0 0.5rem; border-radius: 8px; border: 1px solid var(--pd-line); }
+  `;
+
+  override connectedCallback(): void {
+    super.connectedCallback();
+    this.applyTheme();
+    window.addEventListener('hashchange', this.route);
+    this.route();
+    this.addEventListener('open-task', ((e: CustomEvent<string>) => this.go(`task/${e.detail}`)) as EventListener);
+    this.addEventListener('close-task', () => history.length > 1 ? history.back() : this.go('tasks'));
+    this.addEventListener('pd-error', ((e: CustomEvent<string>) => this._toast?.show(e.detail)) as EventListener);
+    store.addEventListener('task-status', this.notify as EventListener);
+    store.start().catch((err: unknown) => {
+      if (err instanceof ApiError && err.status === 401) this._needsToken = true;
+      else this._toast?.show(err instanceof Error ? err.message : String(err));
+      if (!(err instanceof ApiError && err.status === 401)) setTimeout(() => location.reload(), 5000);
+    });
+  }
+
+  override disconnectedCallback(): void {
+    super.disconnectedCallback();
+    window.removeEventListener('hashchange', this.route);
+    store.removeEventListener('task-status', this.notify as EventListener);
+    store.stop();
+  }
+
+  private route = () => {
+    const h = location.hash.replace(/^#\/?/, '');
+    if (h.startsWith('task/')) {
+      this._task = h.slice(5);
+      this._view = 'tasks';
+    } else {
+      this._task = '';
+      this._view = (VIEWS.find(([v]) => v === h)?.[0] ?? 'tasks') as View;
+    }
+  };
+
+  private go(path: string): void {
+    location.hash = `#/${path}`;
+  }
+
+  /** A stall, a failure or a finished task raises a system notification while the page is hidden. */
+  private notify = (e: CustomEvent<StatusChange>) => {
+    const { task } = e.detail;
+    if (!document.hidden || typeof Notification === 'undefined' || Notification.permission !== 'granted') return;
+    if (task.status !== 'stalled' && task.status !== 'success' && !BAD.has(task.status)) return;
+    new Notification(`Task ${task.status.replace('_', ' ')}`, { body: clip(task.brief, 120), tag: `${task.id}:${task.status}` });
+  };
+
+  private project(): string {
+    if (this._project && store.projects.has(this._project)) return this._project;
+    const newest = [...store.projects.values()].sort((a, b) => Date.parse(b.created_at) - Date.parse(a.created_at))[0];
+    return newest?.id ?? '';
+  }
+
+  private applyTheme(): void {
+    if (this._theme === 'auto') document.documentElement.removeAttribute('data-theme');
+    else document.documentElement.dataset.theme = this._theme;
+    localStorage.setItem('pd.theme', this._theme);
+  }
+
+  override render() {
+    if (this._needsToken) return this.tokenForm();
+    const project = this.project();
+    const c = store.connection;
+    return html`
+      <header>
+        <div class="bar">
+          <span class="brand">petal-dispatch</span>
+          <label for="project" style="position:absolute;left:-9999px">Project</label>
+          <select id="project" @change=${(e: Event) => this.pickProject((e.target as HTMLSelectElement).value)} aria-label="project">
+            ${[...store.projects.values()].map((p) => html`<option value=${p.id} ?selected=${p.id === project}>${p.name}</option>`)}
+            ${store.projects.size ? nothing : html`<option value="">no projects yet</option>`}
+          </select>
+          <span class="spacer"></span>
+          ${typeof Notification !== 'undefined' && Notification.permission === 'default'
+            ? html`<button @click=${() => void Notification.requestPermission().then(() => this.requestUpdate())} aria-label="enable notifications" title="Notify me when the page is hidden">Notify</button>`
+            : nothing}
+          <button @click=${this.cycleTheme} aria-label=${`theme: ${this._theme}`} title="Theme">${this._theme === 'dark' ? '☾' : this._theme === 'light' ? '☀' : '◐'}</button>
+        </div>
+        ${c === 'live' || !store.loaded
+          ? nothing
+          : html`<div class="banner ${c === 'offline' ? 'offline' : ''}" role="status" data-testid="connection" data-state=${c}>
+              ${c === 'offline' ? 'Offline — the server cannot be reached. Retrying…' : 'Reconnecting… the view will catch up.'}
+            </div>`}
+        <pd-glance></pd-glance>
+        <nav role="tablist" aria-label="views">
+          ${VIEWS.map(([v, label]) => html`<button role="tab" aria-selected=${this._view === v && !this._task ? 'true' : 'false'} @click=${() => this.go(v)}>${label}</button>`)}
+        </nav>
+      </header>
+      <main>${this.view(project)}</main>
+      <pd-toast></pd-toast>
+    `;
+  }
+
+  private view(project: string) {
+    if (!store.loaded) return html`<p>Connecting…</p>`;
+    if (this._task) return html`<pd-task-detail .task=${this._task}></pd-task-detail>`;
+    switch (this._view) {
+      case 'chat':
+        return html`<pd-chat .project=${project}></pd-chat>`;
+      case 'activity':
+        return html`<pd-activity></pd-activity>`;
+      case 'working-set':
+        return html`<pd-working-set .project=${project}></pd-working-set>`;
+      case 'timeline':
+        return html`<pd-timeline .project=${project}></pd-timeline>`;
+      default:
+        return html`<pd-task-list></pd-task-list>`;
+    }
+  }
+
+  private pickProject(id: string): void {
+    this._project = id;
+    localStorage.setItem('pd.project', id);
+  }
+
+  private cycleTheme = () => {
+    this._theme = THEMES[(THEMES.indexOf(this._theme) + 1) % THEMES.length]!;
+    this.applyTheme();
+  };
+
+  private tokenForm() {
+    return html`<form class="token" @submit=${(e: Event) => {
+      e.preventDefault();
+      const input = (e.target as HTMLFormElement).querySelector('input')!;
+      setToken(input.value.trim());
+      location.reload();
+    }}>
+      <label for="token">This server needs its access token (DISPATCH_TOKEN).</label>
+      <input id="token" type="password" autocomplete="current-password" required />
+      <button type="submit">Connect</button>
+    </form>`;
+  }
+}
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'pd-app': PdApp;
+  }
+}

@@ -1,0 +1,87 @@
+// One task: its status and live duration, its handoff (goal, state, next step, ruled-out
+// approaches), a timeline of its sessions and its journal, typed lines rendered readably.
+import { LitElement, css, html, nothing } from 'lit';
+import { customElement, property } from 'lit/decorators.js';
+import { ClockController } from '../controllers/clock-controller.ts';
+import { StoreController } from '../controllers/store-controller.ts';
+import { duration, elapsed } from '../format.ts';
+import { store, TERMINAL } from '../store.ts';
+import './pd-journal-line.ts';
+import './pd-status.ts';
+import './pd-timeline.ts';
+
+interface Handoff {
+  goal?: string;
+  current_state?: string;
+  next_step?: string;
+  ruled_out?: { approach?: string; reason?: string }[];
+}
+
+@customElement('pd-task-detail')
+export class PdTaskDetail extends LitElement {
+  /** The task to show. */
+  @property() task = '';
+
+  constructor() {
+    super();
+    new StoreController(this);
+    new ClockController(this);
+  }
+
+  static override styles = css`
+    :host { display: block; }
+    header { display: flex; gap: 0.5rem; align-items: center; flex-wrap: wrap; }
+    h2 { font-size: 1.05rem; margin: 0; flex-basis: 100%; overflow-wrap: anywhere; }
+    .clock { font-variant-numeric: tabular-nums; font-weight: 700; }
+    button { min-height: 44px; border-radius: 8px; border: 1px solid var(--pd-line); background: var(--pd-card); color: var(--pd-fg); padding: 0 0.8rem; cursor: pointer; }
+    section { background: var(--pd-card); border: 1px solid var(--pd-line); border-radius: 10px; padding: 0.6rem 0.8rem; margin-top: 0.75rem; }
+    h3 { margin: 0 0 0.4rem; font-size: 0.9rem; color: var(--pd-muted); }
+    dl { margin: 0; display: grid; grid-template-columns: max-content 1fr; gap: 0.25rem 0.75rem; }
+    dt { color: var(--pd-muted); }
+    dd { margin: 0; overflow-wrap: anywhere; }
+    .reason { color: var(--pd-muted); font-size: 0.85rem; }
+  `;
+
+  override connectedCallback(): void {
+    super.connectedCallback();
+    if (this.task) void store.loadTask(this.task).catch(() => {});
+  }
+
+  override updated(changed: Map<string, unknown>): void {
+    if (changed.has('task') && changed.get('task') !== undefined && this.task) void store.loadTask(this.task).catch(() => {});
+  }
+
+  override render() {
+    const t = store.tasks.get(this.task);
+    if (!t) return html`<p>Loading the task…</p>`;
+    const h = store.handoffs.get(t.id)?.payload as Handoff | undefined;
+    const rows = store.events.filter((e) => e.task_id === t.id);
+    return html`
+      <header>
+        <button @click=${() => this.dispatchEvent(new CustomEvent('close-task', { bubbles: true, composed: true }))} aria-label="back to tasks">← Tasks</button>
+        <pd-status .status=${t.status}></pd-status>
+        <span>attempt ${t.attempt}</span>
+        <span class="clock" data-testid="detail-clock">${duration(elapsed(t.started_at, t.ended_at, store.now()))}</span>
+        ${TERMINAL.has(t.status) ? nothing : html`<button @click=${() => void store.cancel(t.id)} aria-label="cancel this task">Cancel</button>`}
+        <h2>${t.brief}</h2>
+        ${t.status_reason ? html`<div class="reason">${t.status_reason}</div>` : nothing}
+      </header>
+      ${h
+        ? html`<section data-testid="handoff"><h3>Handoff</h3><dl>
+            <dt>Goal</dt><dd>${h.goal ?? '—'}</dd>
+            <dt>State</dt><dd>${h.current_state ?? '—'}</dd>
+            <dt>Next step</dt><dd>${h.next_step ?? '—'}</dd>
+            <dt>Ruled out</dt><dd>${h.ruled_out?.length ? html`<ul>${h.ruled_out.map((r) => html`<li><b>${r.approach}</b> — ${r.reason}</li>`)}</ul>` : 'nothing'}</dd>
+          </dl></section>`
+        : nothing}
+      <section><h3>Sessions</h3><pd-timeline .task=${t.id}></pd-timeline></section>
+      <section data-testid="journal"><h3>Journal (${rows.length})</h3>${rows.map((r) => html`<pd-journal-line .row=${r}></pd-journal-line>`)}</section>
+    `;
+  }
+}
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'pd-task-detail': PdTaskDetail;
+  }
+}

@@ -1,0 +1,93 @@
+// The Tasks view: running and recent tasks with status, attempt, elapsed time and last activity.
+// A tap opens the task; the star focuses it everywhere in one action.
+import { LitElement, css, html } from 'lit';
+import { customElement, property } from 'lit/decorators.js';
+import { ClockController } from '../controllers/clock-controller.ts';
+import { StoreController } from '../controllers/store-controller.ts';
+import { ago, clip, duration, elapsed } from '../format.ts';
+import { BAD, store } from '../store.ts';
+import type { Task } from '../schemas.ts';
+import './pd-status.ts';
+
+const RANK: Record<string, number> = { stalled: 0, running: 1, queued: 2 };
+
+@customElement('pd-task-list')
+export class PdTaskList extends LitElement {
+  /** Only this project's tasks (all projects when empty). */
+  @property() project = '';
+
+  constructor() {
+    super();
+    new StoreController(this);
+    new ClockController(this);
+  }
+
+  static override styles = css`
+    :host { display: block; }
+    ul { list-style: none; margin: 0; padding: 0; display: grid; gap: 0.5rem; }
+    li { background: var(--pd-card); border: 1px solid var(--pd-line); border-left: 4px solid var(--pd-line); border-radius: 10px;
+      display: grid; grid-template-columns: 1fr auto; gap: 0.25rem 0.5rem; padding: 0.6rem 0.7rem; }
+    li[data-status='running'] { border-left-color: var(--pd-running); }
+    li[data-status='stalled'] { border-left-color: var(--pd-stalled); background: color-mix(in srgb, var(--pd-stalled) 8%, var(--pd-card)); }
+    li.bad { border-left-color: var(--pd-failed); background: color-mix(in srgb, var(--pd-failed) 7%, var(--pd-card)); }
+    li[data-status='success'] { border-left-color: var(--pd-success); }
+    li.focused { outline: 2px solid var(--pd-accent); }
+    button.open { all: unset; cursor: pointer; min-width: 0; }
+    button.open:focus-visible, button.star:focus-visible { outline: 2px solid var(--pd-accent); border-radius: 6px; }
+    .brief { font-weight: 600; overflow-wrap: anywhere; }
+    .meta { color: var(--pd-muted); font-size: 0.8rem; display: flex; gap: 0.75rem; flex-wrap: wrap; margin-top: 0.25rem; align-items: center; }
+    .elapsed { font-variant-numeric: tabular-nums; color: var(--pd-fg); font-weight: 600; }
+    button.star { background: none; border: 1px solid var(--pd-line); border-radius: 8px; color: var(--pd-muted); font-size: 1.1rem;
+      min-width: 44px; min-height: 44px; cursor: pointer; align-self: start; }
+    button.star[aria-pressed='true'] { color: var(--pd-accent); border-color: var(--pd-accent); }
+    .empty { color: var(--pd-muted); padding: 2rem 0; text-align: center; }
+  `;
+
+  private sorted(): Task[] {
+    return [...store.tasks.values()]
+      .filter((t) => !this.project || t.project_id === this.project)
+      .sort((a, b) => (RANK[a.status] ?? 9) - (RANK[b.status] ?? 9) || Date.parse(b.created_at) - Date.parse(a.created_at))
+      .slice(0, 300);
+  }
+
+  override render() {
+    const tasks = this.sorted();
+    if (!tasks.length) return html`<p class="empty" data-testid="empty-tasks">No tasks yet. This view is live: work shows up here as it starts.</p>`;
+    const now = store.now();
+    return html`<ul aria-label="tasks">
+      ${tasks.map((t) => {
+        const focused = store.focus?.task_id === t.id;
+        return html`<li data-task=${t.id} data-status=${t.status} class=${`${BAD.has(t.status) ? 'bad' : ''} ${focused ? 'focused' : ''}`}>
+          <button class="open" @click=${() => this.open(t.id)} aria-label=${`open task ${clip(t.brief, 60)}`}>
+            <div class="brief">${clip(t.brief, 200)}</div>
+            <div class="meta">
+              <pd-status .status=${t.status}></pd-status>
+              <span>attempt ${t.attempt}</span>
+              <span class="elapsed" data-testid="elapsed">${duration(elapsed(t.started_at, t.ended_at, now))}</span>
+              <span>active ${ago(t.last_activity_at, now)}</span>
+              ${t.status_reason ? html`<span title=${t.status_reason}>${clip(t.status_reason, 80)}</span>` : ''}
+            </div>
+          </button>
+          <button class="star" aria-pressed=${focused ? 'true' : 'false'} aria-label="focus this task" title="Focus"
+            @click=${() => this.focusTask(t.id)}>${focused ? '★' : '☆'}</button>
+        </li>`;
+      })}
+    </ul>`;
+  }
+
+  private open(id: string): void {
+    this.dispatchEvent(new CustomEvent('open-task', { detail: id, bubbles: true, composed: true }));
+  }
+
+  private focusTask(id: string): void {
+    store.setFocus({ task_id: id }).catch((err: Error) =>
+      this.dispatchEvent(new CustomEvent('pd-error', { detail: err.message, bubbles: true, composed: true })),
+    );
+  }
+}
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'pd-task-list': PdTaskList;
+  }
+}

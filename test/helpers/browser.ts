@@ -1,0 +1,35 @@
+// A real browser for client tests: Debian's chromium driven by playwright-core (never a download).
+import fs from 'node:fs';
+import path from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll } from 'vitest';
+import { repoRoot } from './process.ts';
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync', '--disable-quic'];
+export const SHOTS = path.join(repoRoot, 'test-output', 'screenshots');
+
+export async function launch(): Promise<Browser> {
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, headless: true });
+  afterAll(() => browser.close());
+  return browser;
+}
+
+/** A page that fails the test on any script error or console error of the app. */
+export async function open(ctx: BrowserContext, url: string): Promise<{ page: Page; errors: string[]; dialogs: string[] }> {
+  const page = await ctx.newPage();
+  const errors: string[] = [];
+  const dialogs: string[] = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('dialog', (d) => {
+    dialogs.push(d.message());
+    void d.dismiss();
+  });
+  await page.goto(url);
+  return { page, errors, dialogs };
+}
+
+export async function shot(page: Page, name: string): Promise<void> {
+  fs.mkdirSync(SHOTS, { recursive: true });
+  await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: false });
+}
