@@ -178,15 +178,20 @@ describe('a server restart', () => {
     }
     restartable = await listen(await startTestApp({}, loop.db), port);
     await page.locator('[data-testid=connection]').waitFor({ state: 'detached', timeout: 20_000 });
-    const [{ n } = { n: 0 }] = await loop.db.sql<{ n: number }[]>`select count(*)::int as n from dispatch.events`;
-    await page.waitForFunction(
-      (want) => {
-        const el = document.querySelector('pd-app')!.shadowRoot!.querySelector('pd-activity')?.shadowRoot?.querySelector('[data-testid=activity-count]');
-        return el?.textContent === `${want} events`;
+    // Work may still be landing: compare the page with the journal until they agree.
+    const pageCount = () =>
+      page.evaluate(() =>
+        parseInt(document.querySelector('pd-app')?.shadowRoot?.querySelector('pd-activity')?.shadowRoot?.querySelector('[data-testid=activity-count]')?.textContent ?? '0', 10),
+      );
+    const both = await waitFor(
+      async () => {
+        const [{ n } = { n: 0 }] = await loop.db.sql<{ n: number }[]>`select count(*)::int as n from dispatch.events`;
+        return { page: await pageCount(), db: n };
       },
-      n,
-      { timeout: 20_000 },
+      (c) => c.page === c.db,
+      { timeout: 20_000, what: 'the page to hold exactly the journal' },
     );
+    expect(both.page).toBe(both.db);
     expect(errors).toEqual([]);
   });
 });

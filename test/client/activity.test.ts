@@ -1,0 +1,112 @@
+// The Activity feed holds a hundred thousand rows and still renders only what is on screen;
+// notifications fire for a hidden page; a message that never reached the server is marked orphaned
+// and can be retried.
+import type { Browser } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { listen, startTestApp, type TestApp } from '../helpers/app.ts';
+import { launch, open, shot } from '../helpers/browser.ts';
+import { freePort } from '../helpers/process.ts';
+
+let t: TestApp;
+let url: string;
+let browser: Browser;
+beforeAll(async () => {
+  t = await startTestApp();
+  url = (await listen(t)).url;
+  browser = await launch();
+});
+
+
+describe('the Activity feed', () => {
+  it('holds 100 000 rows, renders only the visible ones, and scrolls to the newest', async () => {
+    const [p] = await t.db.sql<{ id: string }[]>`select dispatch.create_project('big journal') as id`;
+    await t.db.sql`insert into dispatch.events (project_id, event_type, payload)
+                   select ${p!.id}, 'claude.unknown', jsonb_build_object('text', 'row ' || g) from generate_series(1, 100000) g`;
+    const [{ n } = { n: 0 }] = await t.db.sql<{ n: number }[]>`select count(*)::int as n from dispatch.events`;
+    const [{ top } = { top: 0 }] = await t.db.sql<{ top: number }[]>`select max(seq) as top from dispatch.events`;
+    const { page, errors } = await open(await browser.newContext({ viewport: { width: 1280, height: 800 } }), `${url}/#/activity`);
+    // Functions, not strings: the page's CSP forbids evaluating strings.
+    await page.waitForFunction(
+      (want) =>
+        parseInt(
+          document.querySelector('pd-app')?.shadowRoot?.querySelector('pd-activity')?.shadowRoot?.querySelector('[data-testid=activity-count]')
+            ?.textContent ?? '0',
+          10,
+        ) >= want,
+      Math.min(n, 100_000), // the client keeps the newest 100 000 rows
+      { timeout: 60_000 },
+    );
+    const rendered = await page.evaluate(
+      () => document.querySelector('pd-app')!.shadowRoot!.querySelector('pd-activity')!.shadowRoot!.querySelectorAll('.row').length,
+    );
+    expect(rendered).toBeGreaterThan(5);
+    expect(rendered).toBeLessThan(300);
+    await page.evaluate(() => {
+      const v = document.querySelector('pd-app')!.shadowRoot!.querySelector('pd-activity')!.shadowRoot!.querySelector('lit-virtualizer')!;
+      v.scrollTop = v.scrollHeight;
+    });
+    await page.waitForFunction(
+      (seq) => !!document.querySelector('pd-app')?.shadowRoot?.querySelector('pd-activity')?.shadowRoot?.querySelector(`.row[data-seq="${seq}"]`),
+      top,
+      { timeout: 10_000 },
+    );
+    await shot(page, 'desktop-activity-100k');
+    expect(errors).toEqual([]);
+  });
+});
+
+describe('notifications', () => {
+  it('raise a system notification for a finished or stalled task while the page is hidden', async () => {
+    const ctx = await browser.newContext();
+    await ctx.grantPermissions(['notifications'], { origin: url });
+    // Headless pages are never hidden and show no notifications: record instead of showing.
+    await ctx.addInitScript(() => {
+      const w = window as unknown as { __shown: string[]; __hidden: boolean };
+      w.__shown = [];
+      w.__hidden = true;
+      Object.defineProperty(document, 'hidden', { get: () => w.__hidden });
+      class Recorder {
+        static permission = 'granted';
+        static requestPermission = async () => 'granted';
+        constructor(title: string, opts?: { body?: string }) {
+          w.__shown.push(`${title}: ${opts?.body ?? ''}`);
+        }
+      }
+      (window as unknown as { Notification: unknown }).Notification = Recorder;
+    });
+    const { page } = await open(ctx, url);
+    await page.getByTestId('empty-tasks').or(page.locator('pd-task-list')).first().waitFor();
+    const [p] = await t.db.sql<{ id: string }[]>`select dispatch.create_project('notify me') as id`;
+    const [task] = await t.db.sql<{ id: string }[]>`select dispatch.submit_task(${p!.id}, 'Ship the release notes') as id`;
+    await t.db.sql`select dispatch.set_task_status(${task!.id}, 'running', 'started')`;
+    await t.db.sql`select dispatch.set_task_status(${task!.id}, 'stalled', 'no output for 120 s')`;
+    await t.db.sql`select dispatch.set_task_status(${task!.id}, 'success', 'handoff validated')`;
+    await page.waitForFunction(() => (window as unknown as { __shown: string[] }).__shown.length >= 2, undefined, { timeout: 10_000 });
+    expect(await page.evaluate(() => (window as unknown as { __shown: string[] }).__shown)).toEqual([
+      'Task stalled: Ship the release notes',
+      'Task success: Ship the release notes',
+    ]);
+  });
+});
+
+describe('a message the server never recorded', () => {
+  it('is marked orphaned, and retry records it once', async () => {
+    const port = await freePort();
+    const app2 = await startTestApp({}, t.db);
+    let server = await listen(app2, port);
+    const [p] = await t.db.sql<{ id: string }[]>`select dispatch.create_project('orphans') as id`;
+    const { page } = await open(await browser.newContext(), `http://127.0.0.1:${port}/#/chat`);
+    await page.locator('select#project').selectOption(p!.id);
+    await server.close();
+    await page.locator('textarea').fill('Are you there?');
+    await page.locator('textarea').press('Enter');
+    const msg = page.locator('li.user', { hasText: 'Are you there?' });
+    await msg.and(page.locator('[data-state="orphaned"]')).waitFor({ timeout: 15_000 });
+    await shot(page, 'desktop-orphaned');
+    server = await listen(await startTestApp({}, t.db), port);
+    await msg.getByRole('button', { name: 'retry' }).click();
+    await page.locator('li.user[data-state="pending"]', { hasText: 'Are you there?' }).waitFor({ timeout: 15_000 });
+    const rows = await t.db.sql`select 1 from dispatch.events where project_id = ${p!.id} and event_type = 'user_message'`;
+    expect(rows).toHaveLength(1);
+  });
+});
