@@ -14,7 +14,7 @@ function newest(p) {
   return Math.max(st.mtimeMs, ...fs.readdirSync(p).map((f) => newest(path.join(p, f))));
 }
 
-const sources = ['src', 'public', 'index.html', 'vite.config.ts'].map((f) => path.join(dir, f)).filter((f) => fs.existsSync(f));
+const sources = ['src', 'public', 'index.html', 'vite.config.ts', 'sw-template.js'].map((f) => path.join(dir, f)).filter((f) => fs.existsSync(f));
 const stale = !fs.existsSync(built) || Math.max(...sources.map(newest)) > fs.statSync(built).mtimeMs;
 if (stale) {
   const vite = path.join(dir, '..', 'node_modules', 'vite', 'bin', 'vite.js');

@@ -1,12 +1,35 @@
 // Builds the Lit client into client/dist (served by the Hono server); `npm run dev:client` serves it
 // with hot reload and proxies the API to a running `npm start`.
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { defineConfig } from 'vite';
+import { defineConfig, type Plugin } from 'vite';
 
 const api = process.env.DISPATCH_URL ?? 'http://127.0.0.1:7777';
 
+const here = fileURLToPath(new URL('.', import.meta.url));
+
+/** Writes sw.js from sw-template.js with this build's shell files and a version derived from them. */
+function serviceWorker(): Plugin {
+  return {
+    name: 'pd-service-worker',
+    apply: 'build',
+    generateBundle(_options, bundle) {
+      const publicFiles = ['/offline.html', '/offline.css', '/offline.js', '/manifest.webmanifest', '/icons/icon-192.png', '/icons/icon-512.png'];
+      const shell = ['/', ...Object.keys(bundle).filter((f) => f.startsWith('assets/')).map((f) => `/${f}`), ...publicFiles];
+      const version = createHash('sha256').update(shell.join('\n')).digest('hex').slice(0, 12);
+      const source = fs
+        .readFileSync(`${here}/sw-template.js`, 'utf8')
+        .replace('__VERSION__', version)
+        .replace('__SHELL__', JSON.stringify(shell));
+      this.emitFile({ type: 'asset', fileName: 'sw.js', source });
+    },
+  };
+}
+
 export default defineConfig({
-  root: fileURLToPath(new URL('.', import.meta.url)),
+  plugins: [serviceWorker()],
+  root: here,
   base: '/',
   build: { outDir: 'dist', emptyOutDir: true, target: 'es2022', sourcemap: false },
   esbuild: { target: 'es2022' },

@@ -18,6 +18,7 @@ import { projectRoutes } from './routes/projects.ts';
 import { stateRoutes } from './routes/state.ts';
 import { taskRoutes } from './routes/tasks.ts';
 import { trellisRoutes } from './routes/trellis.ts';
+import { wellKnownRoutes } from './routes/well-known.ts';
 import type { JournalHub } from './stream/hub.ts';
 
 export interface Deps {
@@ -50,6 +51,7 @@ export function buildApp(deps: Deps) {
   app.use('/mcp', limit);
 
   app.route('/', healthRoutes());
+  app.route('/', wellKnownRoutes());
   app.route('/api', projectRoutes());
   app.route('/api', taskRoutes());
   app.route('/api', eventRoutes());

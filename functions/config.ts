@@ -52,7 +52,9 @@ export const configSchema = z.object({
     .string()
     .regex(/^[a-zA-Z][\w]*(\.[a-zA-Z][\w]*)+$/, 'must be an Android package id like dev.example.dispatch')
     .optional(),
-  TWA_SHA256_FINGERPRINTS: csv.default([]),
+  TWA_SHA256_FINGERPRINTS: csv
+    .pipe(z.array(z.string().regex(/^([0-9A-Fa-f]{2}:){31}[0-9A-Fa-f]{2}$/, 'each must be a SHA-256 fingerprint like AB:CD:…(32 pairs)')))
+    .default([]),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
 });
 

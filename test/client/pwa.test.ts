@@ -1,0 +1,65 @@
+// The installable PWA in a real chromium: no installability errors, a manifest that parses, a
+// service worker that serves an offline page while the server is down and lets the app come back.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { listen, startTestApp, type TestApp } from '../helpers/app.ts';
+import { ARGS, CHROMIUM, shot } from '../helpers/browser.ts';
+import { freePort } from '../helpers/process.ts';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp();
+});
+
+describe('the PWA', () => {
+  it('is installable, works offline with an offline page, and recovers when the server returns', async () => {
+    const port = await freePort();
+    let server = await listen(t, port);
+    const url = `http://127.0.0.1:${port}/`;
+    // A persistent context: a fresh one always reports "in-incognito" as an installability error.
+    const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'pd-chromium-'));
+    const ctx = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, args: ARGS, headless: true });
+    try {
+      const page = ctx.pages()[0] ?? (await ctx.newPage());
+      await page.goto(url);
+      await page.evaluate(async () => {
+        await navigator.serviceWorker.ready;
+      });
+      await page.reload();
+      await page.waitForFunction(() => !!navigator.serviceWorker.controller);
+
+      const cdp = await ctx.newCDPSession(page);
+      const inst = (await cdp.send('Page.getInstallabilityErrors')) as { installabilityErrors: unknown[] };
+      expect(inst.installabilityErrors).toEqual([]);
+      const manifest = (await cdp.send('Page.getAppManifest')) as { errors: unknown[]; url: string };
+      expect(manifest.errors).toEqual([]);
+      expect(manifest.url).toBe(`${url}manifest.webmanifest`);
+
+      // The shell is cached, the API never is.
+      const cached = await page.evaluate(async () => {
+        const names = await caches.keys();
+        const urls: string[] = [];
+        for (const n of names) for (const r of await (await caches.open(n)).keys()) urls.push(new URL(r.url).pathname);
+        return urls;
+      });
+      expect(cached).toEqual(expect.arrayContaining(['/', '/offline.html', '/manifest.webmanifest']));
+      expect(cached.filter((u) => u.startsWith('/api/'))).toEqual([]);
+
+      await server.close();
+      await page.reload();
+      await page.getByRole('heading', { name: 'The server is unreachable' }).waitFor({ timeout: 10_000 });
+      await shot(page, 'desktop-offline');
+
+      server = await listen(t, port);
+      await page.locator('pd-app').waitFor({ timeout: 15_000 });
+      await page.locator('pd-glance').waitFor();
+      await server.close();
+    } finally {
+      await ctx.close();
+      fs.rmSync(profile, { recursive: true, force: true });
+    }
+  });
+});
