@@ -15,6 +15,7 @@ import { handoffRoutes } from './routes/handoffs.ts';
 import { healthRoutes } from './routes/health.ts';
 import { messageRoutes } from './routes/messages.ts';
 import { projectRoutes } from './routes/projects.ts';
+import { pushRoutes } from './routes/push.ts';
 import { stateRoutes } from './routes/state.ts';
 import { taskRoutes } from './routes/tasks.ts';
 import { trellisRoutes } from './routes/trellis.ts';
@@ -59,6 +60,7 @@ export function buildApp(deps: Deps) {
   app.route('/api', handoffRoutes());
   app.route('/api', stateRoutes());
   app.route('/api', trellisRoutes());
+  app.route('/api', pushRoutes());
   app.route('/', mcpRoutes());
   app.doc31('/api/openapi.json', {
     openapi: '3.1.0',

@@ -2,6 +2,7 @@
 // and/or the HTTP server. Used by `npm start`/`serve`/`work` and by `npm run demo`.
 import { serve } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
+import { ensureVapid } from '../jobs/push.ts';
 import { startRunner, type StartedRunner } from '../jobs/runner.ts';
 import { buildApp } from './app.ts';
 import type { Config } from './config.ts';
@@ -42,6 +43,7 @@ export async function startDispatch(config: Config, log: Logger, mode: Mode, chi
 
   try {
     await migrateAll(sql, db.url, (l) => log.info(l));
+    await ensureVapid(sql); // Web Push keys, made once and kept in the database
     if (mode !== 'serve') runner = await startRunner({ url: db.url, sql, config, log, childEnv });
     if (mode === 'work') return { sql, url: null, stop };
     hub = new JournalHub(sql, log);

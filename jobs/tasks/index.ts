@@ -3,6 +3,7 @@ import type { TaskList } from 'graphile-worker';
 import type { JobContext } from '../context.ts';
 import { extractHandoff } from './extract_handoff.ts';
 import { orchestratorTurn } from './orchestrator_turn.ts';
+import { pushNotify } from './push_notify.ts';
 import { spawnWorker } from './spawn_worker.ts';
 import { sweepSessions } from './sweep_sessions.ts';
 import { validateHandoffJob } from './validate_handoff.ts';
@@ -14,5 +15,6 @@ export function taskList(ctx: JobContext): TaskList {
     validate_handoff: validateHandoffJob(ctx),
     sweep_sessions: sweepSessions(ctx),
     orchestrator_turn: orchestratorTurn(ctx),
+    push_notify: pushNotify(ctx),
   };
 }

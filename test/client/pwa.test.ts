@@ -7,6 +7,7 @@ import { chromium } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { listen, startTestApp, type TestApp } from '../helpers/app.ts';
 import { ARGS, CHROMIUM, shot } from '../helpers/browser.ts';
+import { waitFor } from '../helpers/db.ts';
 import { freePort } from '../helpers/process.ts';
 
 let t: TestApp;
@@ -57,6 +58,52 @@ describe('the PWA', () => {
       await page.locator('pd-app').waitFor({ timeout: 15_000 });
       await page.locator('pd-glance').waitFor();
       await server.close();
+    } finally {
+      await ctx.close();
+      fs.rmSync(profile, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the service worker push handler', () => {
+  it('shows the pushed notification, naming the task and where a tap leads', async () => {
+    const url = (await listen(t)).url;
+    const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'pd-chromium-'));
+    const ctx = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, args: ARGS, headless: true });
+    try {
+      await ctx.grantPermissions(['notifications'], { origin: url });
+      const page = ctx.pages()[0] ?? (await ctx.newPage());
+      const cdp = await ctx.newCDPSession(page);
+      const registration = new Promise<string>((resolve) => {
+        cdp.on('ServiceWorker.workerRegistrationUpdated', (e: { registrations: { registrationId: string; scopeURL: string }[] }) => {
+          const r = e.registrations.find((x) => x.scopeURL.startsWith(url));
+          if (r) resolve(r.registrationId);
+        });
+      });
+      await cdp.send('ServiceWorker.enable');
+      await page.goto(`${url}/`);
+      await page.evaluate(async () => {
+        await navigator.serviceWorker.ready;
+      });
+      const registrationId = await registration;
+      const taskId = '6d1f0c8e-0000-4000-8000-000000000001';
+      await cdp.send('ServiceWorker.deliverPushMessage', {
+        origin: new URL(url).origin,
+        registrationId,
+        data: JSON.stringify({ title: 'Task stalled', body: 'Translate the docs', tag: `task:${taskId}`, url: `/#/task/${taskId}`, task_id: taskId, status: 'stalled' }),
+      });
+      const shown = await waitFor(
+        () =>
+          page.evaluate(async () => {
+            const reg = await navigator.serviceWorker.ready;
+            return (await reg.getNotifications()).map((n) => ({ title: n.title, body: n.body, tag: n.tag, data: n.data as unknown }));
+          }),
+        (list) => list.length > 0,
+        { what: 'the notification to show' },
+      );
+      expect(shown).toEqual([
+        { title: 'Task stalled', body: 'Translate the docs', tag: `task:${taskId}`, data: { url: `/#/task/${taskId}`, task_id: taskId } },
+      ]);
     } finally {
       await ctx.close();
       fs.rmSync(profile, { recursive: true, force: true });

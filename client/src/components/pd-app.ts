@@ -6,6 +6,7 @@ import { customElement, query, state } from 'lit/decorators.js';
 import { ApiError, setToken } from '../api.ts';
 import { StoreController } from '../controllers/store-controller.ts';
 import { clip } from '../format.ts';
+import { enablePush, MOMENTS, savedMoments, type Moment } from '../push.ts';
 import { BAD, store, type StatusChange } from '../store.ts';
 import './pd-activity.ts';
 import './pd-chat.ts';
@@ -34,6 +35,7 @@ export class PdApp extends LitElement {
   @state() private _project = localStorage.getItem('pd.project') ?? '';
   @state() private _needsToken = false;
   @state() private _theme: (typeof THEMES)[number] = (localStorage.getItem('pd.theme') as (typeof THEMES)[number]) ?? 'auto';
+  @state() private _settings = false;
   @query('pd-toast') private _toast!: PdToast;
 
   constructor() {
@@ -56,6 +58,10 @@ export class PdApp extends LitElement {
     .banner { padding: 0.45rem 0.75rem; font-size: 0.9rem; font-weight: 600; background: var(--pd-stalled); color: #fff; }
     .banner.offline { background: var(--pd-failed); }
     main { padding: 0.75rem; flex: 1; max-width: 60rem; width: 100%; box-sizing: border-box; margin: 0 auto; }
+    form.settings { background: var(--pd-card); border-bottom: 1px solid var(--pd-line); padding: 0.6rem 0.75rem; display: grid; gap: 0.5rem; }
+    form.settings fieldset { border: none; margin: 0; padding: 0; display: grid; gap: 0.35rem; }
+    form.settings label { display: flex; gap: 0.5rem; align-items: center; min-height: 32px; }
+    form.settings button { justify-self: start; min-height: 44px; padding: 0 1rem; border-radius: 10px; border: none; background: var(--pd-accent); color: #fff; font-weight: 700; }
     form.token { display: grid; gap: 0.5rem; max-width: 24rem; margin: 3rem auto; }
     form.token input { min-height: 44px; font: inherit; padding: 0 0.5rem; border-radius: 8px; border: 1px solid var(--pd-line); }
   `;
@@ -132,9 +138,7 @@ export class PdApp extends LitElement {
             ${store.projects.size ? nothing : html`<option value="">no projects yet</option>`}
           </select>
           <span class="spacer"></span>
-          ${typeof Notification !== 'undefined' && Notification.permission === 'default'
-            ? html`<button @click=${() => void Notification.requestPermission().then(() => this.requestUpdate())} aria-label="enable notifications" title="Notify me when the page is hidden">Notify</button>`
-            : nothing}
+          <button @click=${() => (this._settings = !this._settings)} aria-expanded=${this._settings ? 'true' : 'false'} aria-label="notification settings" title="Notifications">Notify</button>
           <button @click=${this.cycleTheme} aria-label=${`theme: ${this._theme}`} title="Theme">${this._theme === 'dark' ? '☾' : this._theme === 'light' ? '☀' : '◐'}</button>
         </div>
         ${c === 'live' || !store.loaded
@@ -147,6 +151,7 @@ export class PdApp extends LitElement {
           ${VIEWS.map(([v, label]) => html`<button role="tab" aria-selected=${this._view === v && !this._task ? 'true' : 'false'} @click=${() => this.go(v)}>${label}</button>`)}
         </nav>
       </header>
+      ${this._settings ? this.settings() : nothing}
       <main>${this.view(project)}</main>
       <pd-toast></pd-toast>
     `;
@@ -167,6 +172,28 @@ export class PdApp extends LitElement {
       default:
         return html`<pd-task-list></pd-task-list>`;
     }
+  }
+
+  /** Which moments notify this device (stalls, failures, finished work, a stopped loop). */
+  private settings() {
+    const chosen = new Set(savedMoments());
+    const save = (e: Event) => {
+      e.preventDefault();
+      const form = e.target as HTMLFormElement;
+      const moments = MOMENTS.filter((m) => (form.elements.namedItem(m) as HTMLInputElement).checked) as Moment[];
+      enablePush(moments)
+        .then(() => {
+          this._settings = false;
+          this._toast?.show('Notifications are on for this device.');
+        })
+        .catch((err: Error) => this._toast?.show(err.message));
+    };
+    return html`<form class="settings" @submit=${save} aria-label="notification settings">
+      <fieldset><legend>Notify this device when…</legend>
+        ${MOMENTS.map((m) => html`<label><input type="checkbox" name=${m} ?checked=${chosen.has(m)} /> ${m === 'success' ? 'a task finishes' : m === 'loop_stopped' ? 'the orchestrator stops' : `a task is ${m.replace('_', ' ')}`}</label>`)}
+      </fieldset>
+      <button type="submit">Turn on</button>
+    </form>`;
   }
 
   private pickProject(id: string): void {

@@ -1,0 +1,84 @@
+// push_notify {event_id}: one push per device whose preferences include the moment — a task
+// stalled, failed or finished, or the orchestrator's loop stopped. A subscription the push service
+// calls gone (404/410) is removed; a delivery is recorded so a retried job never sends twice.
+import type { Task } from 'graphile-worker';
+import { z } from 'zod';
+import type { JobContext } from '../context.ts';
+import { ensureVapid, sendPush, type PushMessage, type Subscription } from '../push.ts';
+
+const payload = z.object({ event_id: z.string().uuid() });
+
+interface Row {
+  event_type: string;
+  project_id: string | null;
+  task_id: string | null;
+  payload: { status?: string; reason?: string; stop?: { where: string; why: string } };
+  brief: string | null;
+}
+
+export function message(e: Row, eventId: string): PushMessage | null {
+  if (e.event_type === 'task.status_changed' && e.payload.status) {
+    const status = e.payload.status;
+    const what = status === 'success' ? 'finished' : status.replace('_', ' ');
+    return {
+      title: `Task ${what}`,
+      body: `${(e.brief ?? '').slice(0, 120)}${e.payload.reason && status !== 'success' ? ` — ${e.payload.reason}` : ''}`,
+      tag: `task:${e.task_id}`,
+      url: `/#/task/${e.task_id}`,
+      task_id: e.task_id,
+      status,
+    };
+  }
+  if (e.event_type === 'orchestrator.working_set' && e.payload.stop) {
+    return {
+      title: 'The orchestrator stopped',
+      body: e.payload.stop.why.slice(0, 200),
+      tag: `loop:${e.project_id}:${eventId}`,
+      url: '/#/working-set',
+      task_id: null,
+      status: 'loop_stopped',
+    };
+  }
+  return null;
+}
+
+export function pushNotify(ctx: JobContext): Task {
+  return async (raw) => {
+    const { event_id } = payload.parse(raw);
+    const [e] = await ctx.sql<Row[]>`
+      select e.event_type, e.project_id, e.task_id, e.payload, t.brief
+        from dispatch.events e left join dispatch.tasks t on t.id = e.task_id where e.event_id = ${event_id}`;
+    if (!e) return;
+    const msg = message(e, event_id);
+    if (!msg) return;
+    const vapid = await ensureVapid(ctx.sql);
+    const subs = await ctx.sql<Subscription[]>`
+      select s.id, s.endpoint, s.p256dh, s.auth from dispatch.push_subscriptions s
+       where ${msg.status} = any(s.statuses)
+         and not exists (select 1 from dispatch.push_deliveries d where d.subscription_id = s.id and d.event_id = ${event_id})`;
+    const failures: string[] = [];
+    for (const sub of subs) {
+      let status: number;
+      try {
+        status = await sendPush(vapid, sub, msg);
+      } catch (err) {
+        failures.push(`${sub.endpoint}: ${(err as Error).message}`);
+        continue;
+      }
+      if (status === 404 || status === 410) {
+        await ctx.sql.begin(async (tx) => {
+          await tx`delete from dispatch.push_subscriptions where id = ${sub.id}`;
+          await tx`insert into dispatch.events (event_type, payload) values ('push.subscription_removed', ${tx.json({ subscription_id: sub.id, status })})`;
+        });
+      } else if (status >= 200 && status < 300) {
+        await ctx.sql`insert into dispatch.push_deliveries (subscription_id, event_id, status) values (${sub.id}, ${event_id}, ${status})
+                      on conflict do nothing`;
+        await ctx.sql`update dispatch.push_subscriptions set last_sent_at = now(), failures = 0 where id = ${sub.id}`;
+      } else {
+        await ctx.sql`update dispatch.push_subscriptions set failures = failures + 1 where id = ${sub.id}`;
+        failures.push(`${sub.endpoint}: HTTP ${status}`);
+      }
+    }
+    if (failures.length) throw new Error(`push failed for ${failures.length} device(s): ${failures.join('; ')}`);
+  };
+}
