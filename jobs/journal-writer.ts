@@ -86,6 +86,8 @@ export interface WriterOptions {
   onBatch?: (r: AppendResult) => void;
   /** Called when a write fails and is about to be retried. */
   onRetry?: (err: unknown, attempt: number) => void;
+  /** Called after each committed batch (a paused source may read again). */
+  onProgress?: () => void;
 }
 
 /**
@@ -114,6 +116,20 @@ export class JournalWriter {
     return this.nextLineNo;
   }
 
+  /** Lines waiting to be written (the caller pauses its source above a bound). */
+  get backlog(): number {
+    return this.queue.length;
+  }
+
+  /** Resolves once the backlog is at most `lines`. */
+  async room(lines: number): Promise<void> {
+    while (this.queue.length > lines) {
+      if (this.failure) throw this.failure;
+      await (this.running ?? Promise.resolve());
+      if (!this.running && this.queue.length > lines) this.running = this.drain();
+    }
+  }
+
   push(line: Buffer): void {
     this.queue.push({ lineNo: this.nextLineNo++, line });
     this.running ??= this.drain();
@@ -133,9 +149,10 @@ export class JournalWriter {
           try {
             const r = await appendLines(this.sql, this.ref, batch);
             this.opts.onBatch?.(r);
+            this.opts.onProgress?.();
             break;
           } catch (err) {
-            if (!isTransient(err) || attempt >= 60) {
+            if (!isTransient(err) || attempt >= 600) {
               this.failure = err;
               this.queue.unshift(...batch);
               return;

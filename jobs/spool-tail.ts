@@ -17,6 +17,8 @@ export class SpoolTail {
     private readonly file: string,
     private readonly onChunk: (chunk: Buffer) => void,
     private readonly pollMs = 200,
+    /** Backpressure: while this says no, bytes wait in the file, not in memory. */
+    private readonly canRead: () => boolean = () => true,
   ) {}
 
   /** Starts following: inotify wake-ups for latency, a slow poll as a safety net. */
@@ -32,13 +34,23 @@ export class SpoolTail {
     this.kick();
   }
 
-  /** Reads everything written so far; resolves at end of file. */
-  async drain(): Promise<void> {
+  /** Reads everything written so far; resolves at end of file (waiting for room when paused). */
+  async drain(waitForRoom: () => Promise<void> = async () => {}): Promise<void> {
     if (this.fd === null) this.fd = fs.openSync(this.file, 'r');
-    do {
+    for (;;) {
       this.kick();
       await this.reading;
-    } while (this.dirty);
+      if (this.dirty) continue;
+      if (this.canRead()) {
+        // One more read to be sure nothing arrived after the last one.
+        const before = this.pos;
+        this.kick();
+        await this.reading;
+        if (this.pos === before && !this.dirty) return;
+      } else {
+        await waitForRoom();
+      }
+    }
   }
 
   /** Stops following; the file descriptor is closed only once no read is in flight. */
@@ -53,7 +65,8 @@ export class SpoolTail {
     this.fd = null;
   }
 
-  private kick(): void {
+  /** Reads what is new (also called when the consumer has room again). */
+  kick(): void {
     if (this.stopped) return;
     if (this.reading) {
       this.dirty = true;
@@ -70,7 +83,7 @@ export class SpoolTail {
     const fd = this.fd;
     if (fd === null) return;
     for (;;) {
-      if (this.stopped) return;
+      if (this.stopped || !this.canRead()) return;
       const n = await new Promise<number>((resolve, reject) =>
         fs.read(fd, this.buf, 0, this.buf.length, this.pos, (err, bytes) => (err ? reject(err) : resolve(bytes))),
       );

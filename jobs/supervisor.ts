@@ -48,6 +48,10 @@ export interface Outcome extends Derived {
   durationMs: number;
 }
 
+/** Unwritten lines at which the spool tail pauses, and at which it reads again. */
+const MAX_BACKLOG = 20_000;
+const RESUME_BACKLOG = 5_000;
+
 interface Watch {
   /** Resolves with how the process ended (exitKnown false for an adopted one). */
   ended: Promise<ExitFacts>;
@@ -158,9 +162,15 @@ async function follow(
   started: number,
 ): Promise<Outcome> {
   const facts = emptyFacts();
+  // Backpressure: past MAX_BACKLOG unwritten lines (Postgres slow or restarting) the tail stops
+  // reading; the bytes wait in the spool file, so memory stays bounded and nothing is lost.
+  let spoolTail: SpoolTail | null = null;
   const writer = new JournalWriter(ctx.sql, spec, {
     firstLineNo: skipLines,
     onRetry: (e, n) => ctx.log.warn(`journal write for ${spec.sessionId} failed (attempt ${n}), retrying: ${(e as Error).message}`),
+    onProgress: () => {
+      if (writer.backlog < RESUME_BACKLOG) spoolTail?.kick();
+    },
   });
   let seen = 0;
   let lastOutput = Date.now();
@@ -193,14 +203,19 @@ async function follow(
       }, ctx.resultGraceMs);
     }
   });
-  const spoolTail = new SpoolTail(spool, (chunk) => {
-    lastOutput = Date.now();
-    if (stalled) {
-      stalled = false;
-      queueStatus(() => markStall(ctx, spec, false, 0));
-    }
-    splitter.push(chunk);
-  });
+  spoolTail = new SpoolTail(
+    spool,
+    (chunk) => {
+      lastOutput = Date.now();
+      if (stalled) {
+        stalled = false;
+        queueStatus(() => markStall(ctx, spec, false, 0));
+      }
+      splitter.push(chunk);
+    },
+    200,
+    () => writer.backlog < MAX_BACKLOG,
+  );
   spoolTail.start();
 
   const stallCheck = setInterval(() => {
@@ -225,7 +240,7 @@ async function follow(
   try {
     const first = await Promise.race([watch.ended, detachedSignal]);
     if (first === 'detach') {
-      await spoolTail.drain();
+      await spoolTail.drain(() => writer.room(RESUME_BACKLOG));
       await writer.flush();
       await statusWrites;
       ctx.log.info(`session ${spec.sessionId}: runner stopping, process ${watch.pid} left for the next runner`);
@@ -239,7 +254,7 @@ async function follow(
       };
     }
     const exit: ExitFacts = { ...first, endedAfterResult };
-    await spoolTail.drain();
+    await spoolTail.drain(() => writer.room(RESUME_BACKLOG));
     splitter.end();
     await writer.flush();
     await statusWrites;

@@ -13,6 +13,8 @@ export interface EmbeddedOptions {
   dataDir: string;
   /** Trade durability for speed (tests): fsync and synchronous_commit off. */
   fast?: boolean;
+  /** A fixed port (default: any free one). */
+  port?: number;
   log?: (line: string) => void;
 }
 
@@ -41,7 +43,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
   }
   await recoverStalePostmaster(pgDir, log);
 
-  const port = await freePort();
+  const port = opts.port ?? (await freePort());
   const bin = await binaries();
   const ids = postgresUserIds();
   const logFd = fs.openSync(path.join(dataDir, 'postgres.log'), 'a');

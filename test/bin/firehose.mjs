@@ -1,0 +1,29 @@
+#!/usr/bin/env node
+// A stream-json firehose for benchmarks and fault tests (set as CLAUDE_BIN): prints an init line,
+// FIREHOSE_LINES stream_event lines (at FIREHOSE_RATE lines/s, or as fast as it can when 0), each
+// stamped with the wall-clock time it was printed, then a successful result. As the extractor it
+// answers with a valid handoff at once.
+const prompt = process.argv[process.argv.indexOf('-p') + 1] ?? '';
+const out = process.stdout;
+const write = (o) => out.write(`${JSON.stringify(o)}\n`);
+const now = () => performance.timeOrigin + performance.now();
+write({ type: 'system', subtype: 'init', session_id: 'firehose', tools: [], mcp_servers: [] });
+if (prompt.includes('handoff extractor')) {
+  write({ type: 'result', subtype: 'success', is_error: false, result: JSON.stringify({ goal: 'g', current_state: 's', ruled_out: [] }), session_id: 'firehose' });
+  process.exit(0);
+}
+const n = Number(process.env.FIREHOSE_LINES ?? 1000);
+const rate = Number(process.env.FIREHOSE_RATE ?? 0);
+const pad = 'x'.repeat(Number(process.env.FIREHOSE_PAD ?? 100));
+let i = 0;
+const t0 = now();
+function burst() {
+  while (i < n) {
+    if (rate > 0 && i >= ((now() - t0) / 1000) * rate) return setTimeout(burst, 1);
+    const ok = out.write(`{"type":"stream_event","i":${i},"t":${now()},"pad":"${pad}"}\n`);
+    i++;
+    if (!ok) return out.once('drain', burst);
+  }
+  write({ type: 'result', subtype: 'success', is_error: false, result: `printed ${n} lines`, session_id: 'firehose' });
+}
+burst();
