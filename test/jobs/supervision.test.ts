@@ -35,9 +35,12 @@ describe('a worker whose model never answers', () => {
     const [s] = await loop.db.sql<{ stalled: boolean; status: string; ended_at: Date | null }[]>`
       select stalled, status, ended_at from dispatch.sessions where task_id = ${taskId} and role = 'worker'`;
     expect(s).toEqual({ stalled: true, status: 'stalled', ended_at: null });
-    const stalled = (await eventsOf(loop.db, taskId)).filter((e) => e.event_type === 'session.stalled');
-    expect(stalled).toHaveLength(1);
-    expect(stalled[0]!.payload).toMatchObject({ threshold_ms: 1000 });
+    // One stall per silence: a slow start may stall and resume before the model hangs.
+    const ev = await eventsOf(loop.db, taskId);
+    const stalled = ev.filter((e) => e.event_type === 'session.stalled');
+    const resumed = ev.filter((e) => e.event_type === 'session.resumed');
+    expect(stalled.length).toBe(resumed.length + 1);
+    expect(stalled.at(-1)!.payload).toMatchObject({ threshold_ms: 1000 });
 
     await loop.db.sql`select dispatch.cancel_task(${taskId})`;
     await loop.waitTask(taskId, 'cancelled');
