@@ -42,7 +42,10 @@ begin
   if (new.event_type = 'task.status_changed'
         and new.payload->>'status' in ('stalled', 'failed', 'crashed', 'rate_limited', 'extraction_failed', 'success'))
      or (new.event_type = 'orchestrator.working_set' and jsonb_typeof(new.payload->'stop') = 'object') then
+    -- One queue per task (or project): its notifications arrive in the order things happened,
+    -- so the last one shown under its tag is the latest state.
     perform graphile_worker.add_job('push_notify', json_build_object('event_id', new.event_id),
+                                    queue_name := 'push:' || coalesce(new.task_id, new.project_id)::text,
                                     job_key := 'push:' || new.event_id, max_attempts := 5);
   end if;
   return null;
