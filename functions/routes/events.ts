@@ -104,13 +104,12 @@ export function eventRoutes(opts: { heartbeatMs?: number; bufferBytes?: number }
               controller = ctrl;
               ctrl.enqueue(encoder.encode(`retry: ${RETRY_MS}\n: resuming after ${after}\n\n`));
               unsubscribe = hub.subscribe(after, { project: q.project, task: q.task, session: q.session }, {
-                push(entries) {
+                push(entries, joined) {
                   if (done) return;
-                  for (const e of entries) {
-                    pending.push(e.frame);
-                    pendingBytes += e.frame.length;
-                  }
-                  if (pendingBytes > limit && pending.length > 1) return cutOff();
+                  const chunk = joined ?? (entries.length === 1 ? entries[0]!.frame : Buffer.concat(entries.map((e) => e.frame)));
+                  pending.push(chunk);
+                  pendingBytes += chunk.length;
+                  if (pendingBytes > limit && pending.length > 1) return cutOff(); // a single huge row alone is let through
                   flush();
                 },
                 ready: () => (done || pendingBytes <= limit / 2 ? Promise.resolve() : new Promise((r) => waiters.push(r))),

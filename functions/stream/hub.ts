@@ -20,8 +20,11 @@ export interface Entry {
 }
 
 export interface Subscriber {
-  /** Rows in seq order, each exactly once, none at or below the cursor. */
-  push(entries: Entry[]): void;
+  /**
+   * Rows in seq order, each exactly once, none at or below the cursor; `joined` is their frames
+   * already concatenated (shared by every unfiltered subscriber of a live batch).
+   */
+  push(entries: Entry[], joined?: Uint8Array): void;
   /** Resolves when the subscriber has room for more (catch-up paces itself on it). */
   ready(): Promise<void>;
   /** The hub stops feeding the subscriber (server stopping, or catch-up failed). */
@@ -47,6 +50,21 @@ const SLICE_BYTES = 512 * 1024;
 
 export function toEntry(row: EventRow): Entry {
   return { row, frame: encoder.encode(`id: ${row.seq}\ndata: ${JSON.stringify(row)}\n\n`) };
+}
+
+/** Consecutive runs of entries of about SLICE_BYTES each (a single larger entry is its own run). */
+function* slices(entries: Entry[]): Generator<Entry[]> {
+  let start = 0;
+  let bytes = 0;
+  for (let i = 0; i < entries.length; i++) {
+    if (i > start && bytes + entries[i]!.frame.length > SLICE_BYTES) {
+      yield entries.slice(start, i);
+      start = i;
+      bytes = 0;
+    }
+    bytes += entries[i]!.frame.length;
+  }
+  if (start < entries.length) yield entries.slice(start);
 }
 
 export function matches(row: EventRow, f: StreamFilter): boolean {
@@ -209,11 +227,25 @@ export class JournalHub {
         this.ringBytes += e.frame.length;
       }
       while (this.ring.length > 1 && this.ringBytes > this.maxRingBytes) this.ringBytes -= this.ring.shift()!.frame.length;
-      for (const s of this.subs) {
-        if (!s.live) continue;
-        const mine = entries.filter((e) => e.row.seq > s.cursor && matches(e.row, s.filter));
-        s.cursor = this.last;
-        if (mine.length) s.sub.push(mine);
+      // Fan-out in slices of about SLICE_BYTES: one concatenated chunk per slice, written as is to
+      // every unfiltered client; a client that stops reading falls behind by whole slices.
+      for (const slice of slices(entries)) {
+        let joined: Uint8Array | undefined;
+        const firstSeq = slice[0]!.row.seq;
+        const lastSeq = slice.at(-1)!.row.seq;
+        for (const s of this.subs) {
+          if (!s.live) continue;
+          const unfiltered = !s.filter.project && !s.filter.task && !s.filter.session;
+          if (unfiltered && s.cursor < firstSeq) {
+            joined ??= Buffer.concat(slice.map((e) => e.frame));
+            s.cursor = lastSeq;
+            s.sub.push(slice, joined);
+            continue;
+          }
+          const mine = slice.filter((e) => e.row.seq > s.cursor && matches(e.row, s.filter));
+          s.cursor = Math.max(s.cursor, lastSeq);
+          if (mine.length) s.sub.push(mine);
+        }
       }
       if (rows.length < this.pageSize) return;
     }
