@@ -2,6 +2,7 @@
 // then writes them all to test-output/bench.json. Nothing here asserts a speed; tests never do.
 //   BENCH_ROWS     journal rows for the reads-at-scale figures (default 1000000; 10000000 for the full run)
 //   BENCH_FANOUT   comma-separated SSE client counts (default 1000,5000)
+//   BENCH_ONLY     comma-separated sections (ingest,latency,overhead,fanout,reads)
 //   DATABASE_URL   use that Postgres instead of a fresh embedded one
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -177,8 +178,8 @@ async function fanout(url: string, dataDir: string): Promise<void> {
   const health = async () => (await (await fetch(`${base}/healthz`)).json()) as { rss_bytes: number; event_loop_delay_ms: { p99: number; max: number }; stream_clients: number };
   try {
     await until(() => fetch(`${base}/healthz`).then((r) => r.ok).catch(() => false), Boolean, 60_000);
-    const ref = await session(sql, 'fanout');
     for (const n of counts) {
+      const ref = await session(sql, `fanout ${n}`); // a fresh session: line numbers restart at 0
       const idle = await health();
       const [{ s: head } = { s: 0 }] = await sql<{ s: number }[]>`select coalesce(max(seq), 0) as s from dispatch.events`;
       const events = 1000;
@@ -326,20 +327,25 @@ async function main(): Promise<void> {
   fs.chmodSync(tmp, 0o755);
   const pg = process.env.DATABASE_URL ? null : await startEmbeddedPostgres({ dataDir: path.join(tmp, 'pg') });
   const adminUrl = process.env.DATABASE_URL ?? pg!.url;
+  const only = new Set((process.env.BENCH_ONLY ?? 'ingest,latency,overhead,fanout,reads').split(','));
   try {
     const a = await freshDb(adminUrl, 'pd_bench_ingest');
-    await ingest(a.sql, a.url, path.join(tmp, 'data'));
-    await latency(a.sql, a.url, path.join(tmp, 'data'));
-    await overhead(a.sql, a.url, path.join(tmp, 'data'), pg ? tmp : null);
+    if (only.has('ingest')) await ingest(a.sql, a.url, path.join(tmp, 'data'));
+    if (only.has('latency')) await latency(a.sql, a.url, path.join(tmp, 'data'));
+    if (only.has('overhead')) await overhead(a.sql, a.url, path.join(tmp, 'data'), pg ? tmp : null);
     await a.sql.end();
-    const f = await freshDb(adminUrl, 'pd_bench_fanout');
-    await f.sql.end();
-    await fanout(f.url, path.join(tmp, 'data'));
-    const r = await freshDb(adminUrl, 'pd_bench_reads');
-    const rows = Number(process.env.BENCH_ROWS ?? 1_000_000);
-    await reads(r.sql, Math.min(rows, 1_000_000));
-    if (rows > 1_000_000) await reads(r.sql, rows);
-    await r.sql.end();
+    if (only.has('fanout')) {
+      const f = await freshDb(adminUrl, 'pd_bench_fanout');
+      await f.sql.end();
+      await fanout(f.url, path.join(tmp, 'data'));
+    }
+    if (only.has('reads')) {
+      const r = await freshDb(adminUrl, 'pd_bench_reads');
+      const rows = Number(process.env.BENCH_ROWS ?? 1_000_000);
+      await reads(r.sql, Math.min(rows, 1_000_000));
+      if (rows > 1_000_000) await reads(r.sql, rows);
+      await r.sql.end();
+    }
   } finally {
     await pg?.stop();
     fs.rmSync(tmp, { recursive: true, force: true });
