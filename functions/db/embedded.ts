@@ -196,7 +196,7 @@ async function waitUntilReady(url: string, isDead: () => boolean, logFile: strin
   }
 }
 
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = net.createServer();
     srv.once('error', reject);

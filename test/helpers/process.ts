@@ -1,8 +1,9 @@
 // Starting petal-dispatch commands as real processes, and waiting on them.
 import { spawn, type ChildProcess } from 'node:child_process';
-import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+
+export { freePort } from '../../functions/db/embedded.ts';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -26,17 +27,6 @@ export function startEntry(entry: string, env: NodeJS.ProcessEnv, args: string[]
     child.on('exit', (code, signal) => resolve({ code, signal })),
   );
   return { child, output: () => out, exited };
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 /** The environment without the variables a test wants to control itself. */
