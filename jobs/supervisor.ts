@@ -76,7 +76,10 @@ export async function runSession(
   const started = Date.now();
 
   let spawnError: Error | null = null;
-  const child = spawn(cmd.bin, cmd.args, { cwd: cmd.cwd, env: cmd.env, detached: true, stdio: ['ignore', out, err] });
+  // The session id in the child's environment lets a later runner recognise the process (and never
+  // mistake a recycled pid for it).
+  const env = { ...cmd.env, [SESSION_ENV]: spec.sessionId };
+  const child = spawn(cmd.bin, cmd.args, { cwd: cmd.cwd, env, detached: true, stdio: ['ignore', out, err] });
   fs.closeSync(out);
   fs.closeSync(err);
   const ended = new Promise<ExitFacts>((resolve) => {
@@ -122,7 +125,7 @@ export async function adoptSession(
   const spool = row.spool_path ?? path.join(ctx.dataDir, 'spool', `${spec.sessionId}.stdout`);
   const errSpool = spool.replace(/\.stdout$/, '.stderr');
   const pid = row.pid;
-  const alive = pid !== null && row.host === ctx.host && isAlive(pid);
+  const alive = pid !== null && row.host === ctx.host && isAlive(pid) && runsSession(pid, spec.sessionId);
   const [done] = await ctx.sql<{ n: number }[]>`
     select coalesce(max(line_no) + 1, 0)::int as n from dispatch.events where session_id = ${spec.sessionId} and line_no is not null`;
 
@@ -339,6 +342,17 @@ export function killGroup(pid: number, signal: NodeJS.Signals): void {
     process.kill(-pid, signal);
   } catch {
     /* already gone */
+  }
+}
+
+export const SESSION_ENV = 'PETAL_DISPATCH_SESSION';
+
+/** Whether the process is the one started for this session (its environment names the session). */
+export function runsSession(pid: number, sessionId: string): boolean {
+  try {
+    return fs.readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0').includes(`${SESSION_ENV}=${sessionId}`);
+  } catch {
+    return process.platform !== 'linux' && isAlive(pid); // no /proc: trust the pid
   }
 }
 
