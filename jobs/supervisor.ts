@@ -243,7 +243,8 @@ async function follow(
   try {
     const first = await Promise.race([watch.ended, detachedSignal]);
     if (first === 'detach') {
-      await spoolTail.drain(() => writer.room(RESUME_BACKLOG));
+      // No drain: the process may still be writing. The next runner reads on from the last
+      // journalled line.
       await writer.flush();
       await statusWrites;
       ctx.log.info(`session ${spec.sessionId}: runner stopping, process ${watch.pid} left for the next runner`);

@@ -1,6 +1,9 @@
 // The Activity view: the chronological feed of journal rows, virtualised so that a hundred thousand
 // rows scroll smoothly (only the visible ones exist in the DOM).
 import '@lit-labs/virtualizer';
+// The layout is imported here, not left to the virtualizer's lazy import, so the feed never needs
+// the network to render (a lazy chunk would fail while the server is down).
+import { flow } from '@lit-labs/virtualizer/layouts/flow.js';
 import { LitElement, css, html } from 'lit';
 import { customElement, property } from 'lit/decorators.js';
 import { StoreController } from '../controllers/store-controller.ts';
@@ -20,6 +23,8 @@ function summary(e: EventRow): string {
   if (typeof p.result === 'string') return p.result;
   return '';
 }
+
+const LAYOUT = flow({});
 
 @customElement('pd-activity')
 export class PdActivity extends LitElement {
@@ -46,7 +51,7 @@ export class PdActivity extends LitElement {
   override render() {
     const rows = this.project ? store.events.filter((e) => e.project_id === this.project) : store.events.slice();
     return html`<p class="count" data-testid="activity-count">${rows.length} events</p>
-      <lit-virtualizer scroller .items=${rows} .keyFunction=${(e: EventRow) => e.event_id}
+      <lit-virtualizer scroller .layout=${LAYOUT} .items=${rows} .keyFunction=${(e: EventRow) => e.event_id}
         .renderItem=${(e: EventRow) => html`<div class="row" data-seq=${e.seq}>
           <span class="seq">#${e.seq}</span><span class="type">${e.event_type}</span><span class="text">${clip(summary(e), 200)}</span>
         </div>`}></lit-virtualizer>`;
