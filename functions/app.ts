@@ -27,6 +27,8 @@ export interface Deps {
   config: Config;
   log: Logger;
   hub: JournalHub;
+  /** The built client to serve (default client/dist). */
+  clientDir?: string;
 }
 
 export type AppEnv = { Variables: { deps: Deps } & AuthVariables };
@@ -68,6 +70,6 @@ export function buildApp(deps: Deps) {
   });
   // Unknown /api paths are JSON 404s, never the client shell.
   app.all('/api/*', (c) => c.json({ error: { code: 'not_found', message: `no route for ${c.req.method} ${c.req.path}` } }, 404));
-  app.route('/', clientRoutes());
+  app.route('/', clientRoutes(deps.clientDir));
   return app;
 }

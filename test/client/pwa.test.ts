@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { CLIENT_DIR } from '../../functions/routes/client.ts';
 import { listen, startTestApp, type TestApp } from '../helpers/app.ts';
 import { ARGS, CHROMIUM, shot } from '../helpers/browser.ts';
 import { waitFor } from '../helpers/db.ts';
@@ -107,6 +108,48 @@ describe('the service worker push handler', () => {
     } finally {
       await ctx.close();
       fs.rmSync(profile, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('an app update', () => {
+  it('replaces the old shell: the new service worker takes over, old caches go, the page reloads once', async () => {
+    // A copy of the built client whose service worker can be changed, as a deploy would.
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pd-client-'));
+    fs.cpSync(CLIENT_DIR, dir, { recursive: true });
+    const app = await startTestApp({}, t.db, dir);
+    const { url } = await listen(app);
+    const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'pd-chromium-'));
+    const ctx = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, args: ARGS, headless: true });
+    try {
+      const page = ctx.pages()[0] ?? (await ctx.newPage());
+      await page.goto(`${url}/`);
+      await page.evaluate(async () => {
+        await navigator.serviceWorker.ready;
+      });
+      await page.reload();
+      await page.waitForFunction(() => !!navigator.serviceWorker.controller);
+      const before = await page.evaluate(() => caches.keys());
+      expect(before).toHaveLength(1);
+
+      const sw = path.join(dir, 'sw.js');
+      fs.writeFileSync(sw, fs.readFileSync(sw, 'utf8').replace(/const VERSION = '[^']+';/, "const VERSION = 'next-release';"));
+      await page.evaluate(() => {
+        (window as unknown as { __old: boolean }).__old = true;
+      });
+      await page.evaluate(async () => (await navigator.serviceWorker.ready).update());
+      await waitFor(() => page.evaluate(() => caches.keys()).catch(() => [] as string[]), (k) => k.length === 1 && k[0] === 'pd-shell-next-release', {
+        what: 'the new shell cache to replace the old one',
+      });
+      // The page reloaded under the new worker (the marker set before the update is gone).
+      await waitFor(() => page.evaluate(() => (window as unknown as { __old?: boolean }).__old ?? false).catch(() => true), (old) => old === false, {
+        what: 'the page to reload once',
+      });
+      await page.locator('pd-app').waitFor();
+    } finally {
+      await ctx.close();
+      fs.rmSync(profile, { recursive: true, force: true });
+      fs.rmSync(dir, { recursive: true, force: true });
     }
   });
 });

@@ -19,12 +19,12 @@ export interface TestApp {
   call(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Response>;
 }
 
-export async function startTestApp(env: Record<string, string> = {}, db?: TestDb): Promise<TestApp> {
+export async function startTestApp(env: Record<string, string> = {}, db?: TestDb, clientDir?: string): Promise<TestApp> {
   const theDb = db ?? (await createTestDb());
   const config = loadConfig({ DATABASE_URL: theDb.url, ...env });
   const hub = new JournalHub(theDb.sql, quiet, { pollMs: 1000 });
   await hub.start();
-  const app = buildApp({ sql: theDb.sql, config, log: quiet, hub });
+  const app = buildApp({ sql: theDb.sql, config, log: quiet, hub, clientDir });
   afterAll(() => hub.stop());
   return {
     db: theDb,
