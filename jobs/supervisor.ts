@@ -59,11 +59,48 @@ interface Watch {
   kill(signal: NodeJS.Signals): void;
 }
 
+export class DetachedError extends Error {
+  override name = 'DetachedError';
+}
+
+export interface Command {
+  bin: string;
+  args: string[];
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+}
+
+export interface OpenSessionRow {
+  pid: number | null;
+  host: string | null;
+  spool_path: string | null;
+  started_at: Date | null;
+}
+
+/**
+ * Runs the session: re-adopts its process when one was started already (its runner died or
+ * stopped), else starts it with the command (built only then). Throws DetachedError when this
+ * runner is stopping, so the job is retried and the next runner adopts the process.
+ */
+export async function superviseSession(
+  ctx: RunnerContext,
+  spec: SessionSpec,
+  open: OpenSessionRow | undefined,
+  command: () => Promise<Command> | Command,
+  abort: AbortSignal,
+): Promise<Outcome> {
+  const outcome = open?.started_at
+    ? await adoptSession(ctx, spec, open, abort)
+    : await runSession(ctx, spec, await command(), abort);
+  if (outcome.detached) throw new DetachedError(`runner stopping: session ${spec.sessionId} left for re-adoption`);
+  return outcome;
+}
+
 /** Spawns a new process for a session row that exists with status queued. */
 export async function runSession(
   ctx: RunnerContext,
   spec: SessionSpec,
-  cmd: { bin: string; args: string[]; cwd: string; env: NodeJS.ProcessEnv },
+  cmd: Command,
   abort: AbortSignal,
 ): Promise<Outcome> {
   const spoolDir = path.join(ctx.dataDir, 'spool');
@@ -118,7 +155,7 @@ export async function runSession(
 export async function adoptSession(
   ctx: RunnerContext,
   spec: SessionSpec,
-  row: { pid: number | null; host: string | null; spool_path: string | null; started_at: Date | null },
+  row: OpenSessionRow,
   abort: AbortSignal,
 ): Promise<Outcome> {
   const started = row.started_at?.getTime() ?? Date.now();

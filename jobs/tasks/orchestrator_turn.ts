@@ -10,8 +10,7 @@ import type { JobContext } from '../context.ts';
 import { projectConfigSchema } from '../context.ts';
 import { ORCHESTRATOR_TOOLS, orchestratorPrompt, turnInputSchema, type TurnInput } from '../orchestrator-prompt.ts';
 import { claudeArgs, claudeEnv } from '../substrate/claude.ts';
-import { adoptSession, runSession, type Outcome } from '../supervisor.ts';
-import { DetachedError } from './shared.ts';
+import { superviseSession, type Outcome } from '../supervisor.ts';
 
 const payload = z.object({ project_id: z.string().uuid() });
 
@@ -46,10 +45,9 @@ export function orchestratorTurn(ctx: JobContext): Task {
     const sessionId = input.session_id;
     const spec = { sessionId, projectId: project_id, taskId: null, role: 'orchestrator' };
 
-    let outcome: Outcome;
-    if (open?.started_at) {
-      outcome = await adoptSession(ctx, spec, open, helpers.abortSignal);
-    } else {
+    const [cause] = await ctx.sql<{ event_id: string }[]>`
+      select event_id from dispatch.events where session_id = ${sessionId} and event_type = 'orchestrator.turn_input' limit 1`;
+    const outcome = await superviseSession(ctx, { ...spec, causeEventId: cause?.event_id ?? null }, open, async () => {
       const [tok] = await ctx.sql<{ t: string }[]>`select dispatch.issue_mcp_token(${project_id}, ${sessionId}) as t`;
       const mcpConfig = JSON.stringify({
         mcpServers: { dispatch: { type: 'http', url: ctx.mcpUrl, headers: { Authorization: `Bearer ${tok!.t}` } } },
@@ -64,11 +62,8 @@ export function orchestratorTurn(ctx: JobContext): Task {
       });
       const cwd = pc.cwd ?? path.join(ctx.dataDir, 'work', project_id);
       fs.mkdirSync(cwd, { recursive: true });
-      const [cause] = await ctx.sql<{ event_id: string }[]>`
-        select event_id from dispatch.events where session_id = ${sessionId} and event_type = 'orchestrator.turn_input' limit 1`;
-      outcome = await runSession(ctx, { ...spec, causeEventId: cause?.event_id ?? null }, { bin: ctx.claudeBin, args, cwd, env: claudeEnv(ctx.childEnv) }, helpers.abortSignal);
-    }
-    if (outcome.detached) throw new DetachedError(`runner stopping: orchestrator session ${sessionId} left for re-adoption`);
+      return { bin: ctx.claudeBin, args, cwd, env: claudeEnv(ctx.childEnv) };
+    }, helpers.abortSignal);
     await ctx.sql`update dispatch.mcp_tokens set revoked_at = now() where session_id = ${sessionId} and revoked_at is null`;
     await journalWorkingSet(ctx, project_id, mode, input, outcome);
     await ctx.sql`select dispatch.wake_if_waiting(${project_id})`; // messages that came in during the turn

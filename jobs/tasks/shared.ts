@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { JobContext, SessionRow, TaskRow } from '../context.ts';
 import { projectConfigSchema, type ProjectConfig } from '../context.ts';
 import { claudeEnv } from '../substrate/claude.ts';
-import { adoptSession, runSession, type Outcome } from '../supervisor.ts';
+import { superviseSession, type Outcome } from '../supervisor.ts';
 
 export async function loadTask(ctx: JobContext, taskId: string): Promise<TaskRow | undefined> {
   const [row] = await ctx.sql<TaskRow[]>`
@@ -33,14 +33,9 @@ export async function latestSession(ctx: JobContext, task: TaskRow, role: string
   return row;
 }
 
-export class DetachedError extends Error {
-  override name = 'DetachedError';
-}
-
 /**
- * Runs a new session of the role for the task, or re-adopts the open one of this attempt (its
- * runner died or stopped). Throws DetachedError when this runner is stopping, so the job is
- * retried and the next runner adopts the process.
+ * Runs a new session of the role for the task's current attempt, or re-adopts the open one (its
+ * runner died or stopped); see superviseSession.
  */
 export async function runOrAdopt(
   ctx: JobContext,
@@ -50,33 +45,21 @@ export async function runOrAdopt(
   abort: AbortSignal,
   parentSessionId: string | null = null,
 ): Promise<{ outcome: Outcome; sessionId: string }> {
-  const open = await latestSession(ctx, task, role);
-  let outcome: Outcome;
-  let sessionId: string;
-  if (open && !open.ended_at && open.started_at) {
-    sessionId = open.id;
-    outcome = await adoptSession(ctx, { sessionId, projectId: task.project_id, taskId: task.id, role }, open, abort);
-  } else {
-    if (open && !open.ended_at) {
-      sessionId = open.id; // created, never started: start it now
-    } else {
-      const [s] = await ctx.sql<{ id: string }[]>`
-        insert into dispatch.sessions (project_id, task_id, role, attempt, parent_session_id)
-        values (${task.project_id}, ${task.id}, ${role}, ${task.attempt}, ${parentSessionId}) returning id`;
-      sessionId = s!.id;
-    }
-    const [cause] = await ctx.sql<{ event_id: string }[]>`
-      select event_id from dispatch.events
-       where task_id = ${task.id} and event_type in ('task.submitted', 'policy.decision', 'session.exited')
-       order by seq desc limit 1`;
-    outcome = await runSession(
-      ctx,
-      { sessionId, projectId: task.project_id, taskId: task.id, role, causeEventId: cause?.event_id ?? null },
-      { bin: ctx.claudeBin, args, cwd: workDir(ctx, task), env: claudeEnv(ctx.childEnv) },
-      abort,
-    );
+  let open = await latestSession(ctx, task, role);
+  if (open?.ended_at) open = undefined;
+  let sessionId = open?.id;
+  if (!sessionId) {
+    const [s] = await ctx.sql<{ id: string }[]>`
+      insert into dispatch.sessions (project_id, task_id, role, attempt, parent_session_id)
+      values (${task.project_id}, ${task.id}, ${role}, ${task.attempt}, ${parentSessionId}) returning id`;
+    sessionId = s!.id;
   }
-  if (outcome.detached) throw new DetachedError(`runner stopping: session ${sessionId} left for re-adoption`);
+  const [cause] = await ctx.sql<{ event_id: string }[]>`
+    select event_id from dispatch.events
+     where task_id = ${task.id} and event_type in ('task.submitted', 'policy.decision', 'session.exited')
+     order by seq desc limit 1`;
+  const spec = { sessionId, projectId: task.project_id, taskId: task.id, role, causeEventId: cause?.event_id ?? null };
+  const outcome = await superviseSession(ctx, spec, open, () => ({ bin: ctx.claudeBin, args, cwd: workDir(ctx, task), env: claudeEnv(ctx.childEnv) }), abort);
   return { outcome, sessionId };
 }
 
