@@ -7,7 +7,6 @@ import { AppError } from '../errors.ts';
 import { pageEvents } from '../queries/events.ts';
 import { ErrorBody, EventSchema, EventsQuery, Uuid } from '../schemas.ts';
 
-
 export const HEARTBEAT_MS = 15_000;
 export const RETRY_MS = 2000;
 /** Bytes queued for one client before it is disconnected (it resumes with Last-Event-ID). */
@@ -22,7 +21,7 @@ const StreamQuery = z.object({
 
 const encoder = new TextEncoder();
 
-export function eventRoutes(opts: { heartbeatMs?: number; bufferBytes?: number } = {}) {
+export function eventRoutes() {
   return newRouter()
     .openapi(
       createRoute({
@@ -59,7 +58,7 @@ export function eventRoutes(opts: { heartbeatMs?: number; bufferBytes?: number }
           if (!/^\d+$/.test(header.trim())) throw new AppError(400, 'invalid_input', 'Last-Event-ID must be a seq number');
           after = Number(header.trim());
         }
-        const limit = opts.bufferBytes ?? CLIENT_BUFFER_BYTES;
+        const limit = CLIENT_BUFFER_BYTES;
         const socket = (c.env as { incoming?: { socket?: { destroy(): void } } } | undefined)?.incoming?.socket;
 
         // Frames wait here until the client pulls them; past `limit` bytes the client is cut off
@@ -125,7 +124,7 @@ export function eventRoutes(opts: { heartbeatMs?: number; bufferBytes?: number }
               });
               heartbeat = setInterval(() => {
                 if (!done && pending.length === 0) ctrl.enqueue(encoder.encode(': ping\n\n'));
-              }, opts.heartbeatMs ?? HEARTBEAT_MS);
+              }, HEARTBEAT_MS);
             },
             pull: flush,
             cancel: stop,
