@@ -41,9 +41,18 @@ describe('push notifications', () => {
       [t!.id, 'success', 'Task finished'],
     ]);
     expect(parsed[1]!.url).toBe(`/#/task/${t!.id}`);
-    // Nothing more arrives: one push per moment, running transitions notify nobody.
-    const [{ n } = { n: 0 }] = await loop.db.sql<{ n: number }[]>`select count(*)::int as n from dispatch.push_deliveries`;
-    expect(n).toBe(2);
+    // Nothing more arrives: one push per moment, each recorded once; running transitions notify nobody.
+    const deliveries = await waitFor(
+      async () => (await loop.db.sql<{ n: number }[]>`select count(*)::int as n from dispatch.push_deliveries`)[0]!.n,
+      (n) => n >= 2,
+      { what: 'both deliveries to be recorded' },
+    );
+    expect(deliveries).toBe(2);
+    await waitFor(
+      async () => (await loop.db.sql<{ n: number }[]>`select count(*)::int as n from graphile_worker.jobs where task_identifier = 'push_notify'`)[0]!.n,
+      (n) => n === 0,
+      { what: 'the push jobs to finish' },
+    );
     expect(await push.messages(sub.clientHash)).toHaveLength(2);
   });
 
