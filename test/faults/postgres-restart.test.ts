@@ -20,6 +20,17 @@ import { serve } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
 
 const cleanup: (() => Promise<void>)[] = [];
+
+/** A query after the restart may meet a pooled connection the restart killed: try it again. */
+async function retrying<T>(fn: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (attempt >= 5) throw err;
+    }
+  }
+}
 afterAll(async () => {
   for (const c of cleanup.reverse()) await c().catch(() => {});
 });
@@ -85,22 +96,26 @@ describe('Postgres restarted mid-run', () => {
     await new Promise((r) => setTimeout(r, 1500)); // the worker keeps printing meanwhile
     pg = await startEmbeddedPostgres({ dataDir: path.join(dir, 'db'), fast: true, port });
 
+    // The pool's old connections die with the restart: a poll that meets one just tries again.
     const [session] = await waitFor(
-      () => sql<{ id: string; status: string; spool_path: string }[]>`
-        select id, status, spool_path from dispatch.sessions where task_id = ${t!.id} and role = 'worker' and ended_at is not null`,
+      () =>
+        sql<{ id: string; status: string; spool_path: string }[]>`
+          select id, status, spool_path from dispatch.sessions where task_id = ${t!.id} and role = 'worker' and ended_at is not null`.catch(
+          () => [],
+        ),
       (rows) => rows.length === 1,
       { timeout: 60_000, what: 'the worker session to end' },
     );
     expect(session!.status).toBe('success');
-    const rows = await sql<{ line_no: number; i: number | null }[]>`
-      select line_no, (payload->>'i')::int as i from dispatch.events where session_id = ${session!.id} and line_no is not null order by seq`;
+    const rows = await retrying(() => sql<{ line_no: number; i: number | null }[]>`
+      select line_no, (payload->>'i')::int as i from dispatch.events where session_id = ${session!.id} and line_no is not null order by seq`);
     const spooled = fs.readFileSync(session!.spool_path, 'utf8').split('\n').filter(Boolean);
     expect(spooled).toHaveLength(6002);
     expect(rows.map((r) => r.line_no)).toEqual(spooled.map((_, k) => k));
     expect(rows.slice(1, -1).map((r) => r.i)).toEqual([...Array(6000).keys()]);
 
     // The client caught up with exactly the journal, in order.
-    const all = (await sql<{ seq: number }[]>`select seq from dispatch.events order by seq`).map((r) => r.seq);
+    const all = (await retrying(() => sql<{ seq: number }[]>`select seq from dispatch.events order by seq`)).map((r) => r.seq);
     await waitFor(() => seen.length, (n) => n >= all.length, { timeout: 30_000, what: 'the SSE client to catch up' });
     clientDone = true;
     await client;
