@@ -81,3 +81,14 @@ describe('queries and ids', () => {
     await expectError(await t.call('POST', '/api/messages', { project_id: projectId, text: 'a\u0000b', message_id: randomUUID() }), 400);
   });
 });
+
+describe('a lost database connection', () => {
+  it('answers 503 database_unavailable, not a 500', async () => {
+    const lost = await startTestApp();
+    await lost.hub.stop();
+    await lost.db.sql.end();
+    const res = await lost.call('GET', '/api/state');
+    expect(res.status).toBe(503);
+    expect(await res.json()).toEqual({ error: { code: 'database_unavailable', message: 'the database connection was lost; retry shortly' } });
+  });
+});
