@@ -78,3 +78,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   return { ...parsed.data, dataDir: path.resolve(parsed.data.DISPATCH_DATA_DIR) };
 }
+
+/** For entry points: the configuration, or exit 2 with a message naming each bad variable. */
+export function loadConfigOrExit(command: string, env: NodeJS.ProcessEnv = process.env): Config {
+  try {
+    return loadConfig(env);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    process.stderr.write(`${command}: ${err.message}\n`);
+    process.exit(2);
+  }
+}

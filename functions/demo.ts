@@ -6,23 +6,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadScenario, startScriptedModel } from '../fixtures/scripted-model/server.ts';
-import { ConfigError, loadConfig } from './config.ts';
+import { loadConfigOrExit } from './config.ts';
 import { startDispatch } from './dispatch.ts';
 import { createLogger } from './log.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 process.env.DISPATCH_DATA_DIR ??= '.dispatch-demo';
 
-let config;
-try {
-  config = loadConfig();
-} catch (err) {
-  if (err instanceof ConfigError) {
-    process.stderr.write(`petal-dispatch demo: ${err.message}\n`);
-    process.exit(2);
-  }
-  throw err;
-}
+const config = loadConfigOrExit('petal-dispatch demo');
 const log = createLogger(config.LOG_LEVEL, 'demo');
 const model = await startScriptedModel([loadScenario(path.join(here, '../fixtures/demo.json'))]);
 const claudeConfig = path.join(config.dataDir, 'claude-config');

@@ -1,6 +1,6 @@
 // `npm start` (serve + work), `npm run serve` (HTTP only), `npm run work` (job runner only): validate
 // config, then run until SIGINT/SIGTERM, which stop the server first and the database last.
-import { ConfigError, loadConfig } from './config.ts';
+import { loadConfigOrExit } from './config.ts';
 import { startDispatch, type Mode } from './dispatch.ts';
 import { createLogger } from './log.ts';
 import { startupRefusal } from './middleware/auth.ts';
@@ -13,13 +13,7 @@ function fail(message: string, code = 2): never {
 const mode = (process.argv[2] ?? 'all') as Mode;
 if (!['all', 'serve', 'work'].includes(mode)) fail(`unknown mode ${mode}; use serve, work or nothing for both`);
 
-let config;
-try {
-  config = loadConfig();
-} catch (err) {
-  if (err instanceof ConfigError) fail(err.message);
-  throw err;
-}
+const config = loadConfigOrExit('petal-dispatch');
 const refusal = mode === 'work' ? null : startupRefusal(config);
 if (refusal) fail(refusal);
 

@@ -4,7 +4,7 @@ import type { Task } from 'graphile-worker';
 import { taskPayload, type JobContext } from '../context.ts';
 import { extractorPrompt, loadContract } from '../handoff-contract.ts';
 import { claudeArgs } from '../substrate/claude.ts';
-import { endNotClean, latestSession, loadTask, projectConfig, runOrAdopt } from './shared.ts';
+import { endNotClean, lastResult, latestSession, loadTask, projectConfig, runOrAdopt } from './shared.ts';
 
 export function extractHandoff(ctx: JobContext): Task {
   return async (raw, helpers) => {
@@ -18,10 +18,8 @@ export function extractHandoff(ctx: JobContext): Task {
     let status = previous?.status;
     let reason = '';
     if (!previous?.ended_at) {
-      const [result] = await ctx.sql<{ text: string | null }[]>`
-        select payload->>'result' as text from dispatch.events
-         where session_id = ${worker.id} and event_type = 'claude.result' order by seq desc limit 1`;
-      const prompt = extractorPrompt(await loadContract(ctx.sql), task.brief, result?.text ?? '');
+      const result = await lastResult(ctx, worker.id);
+      const prompt = extractorPrompt(await loadContract(ctx.sql), task.brief, result.text);
       const pc = projectConfig(task);
       const args = claudeArgs({ prompt, model: pc.model, extraArgs: pc.extractor_args ?? [] });
       const { outcome } = await runOrAdopt(ctx, task, 'extractor', args, helpers.abortSignal, worker.id);

@@ -23,6 +23,14 @@ export function workDir(ctx: JobContext, task: TaskRow): string {
   return projectConfig(task).cwd ?? path.join(ctx.dataDir, 'work', task.project_id);
 }
 
+/** A session's final result line: its event id and its result text ('' when there is none). */
+export async function lastResult(ctx: JobContext, sessionId: string): Promise<{ eventId: string | null; text: string }> {
+  const [row] = await ctx.sql<{ event_id: string; text: string | null }[]>`
+    select event_id, payload->>'result' as text from dispatch.events
+     where session_id = ${sessionId} and event_type = 'claude.result' order by seq desc limit 1`;
+  return { eventId: row?.event_id ?? null, text: row?.text ?? '' };
+}
+
 /** The newest session of a role for the task's current attempt. */
 export async function latestSession(ctx: JobContext, task: TaskRow, role: string): Promise<SessionRow | undefined> {
   const [row] = await ctx.sql<SessionRow[]>`

@@ -4,7 +4,7 @@
 import type { Task } from 'graphile-worker';
 import { taskPayload, type JobContext } from '../context.ts';
 import { loadContract, validateHandoff } from '../handoff-contract.ts';
-import { endNotClean, latestSession, loadTask } from './shared.ts';
+import { endNotClean, lastResult, latestSession, loadTask } from './shared.ts';
 
 export function validateHandoffJob(ctx: JobContext): Task {
   return async (raw) => {
@@ -15,19 +15,15 @@ export function validateHandoffJob(ctx: JobContext): Task {
     const extractor = await latestSession(ctx, task, 'extractor');
     if (!worker || !extractor || extractor.status !== 'success') return;
 
-    const [answer] = await ctx.sql<{ text: string | null }[]>`
-      select payload->>'result' as text from dispatch.events
-       where session_id = ${extractor.id} and event_type = 'claude.result' order by seq desc limit 1`;
-    const [workerResult] = await ctx.sql<{ event_id: string }[]>`
-      select event_id from dispatch.events
-       where session_id = ${worker.id} and event_type = 'claude.result' order by seq desc limit 1`;
-    const verdict = validateHandoff(await loadContract(ctx.sql), answer?.text ?? '');
+    const answer = await lastResult(ctx, extractor.id);
+    const workerResult = await lastResult(ctx, worker.id);
+    const verdict = validateHandoff(await loadContract(ctx.sql), answer.text);
 
     if (!verdict.ok) {
       await ctx.sql`
         insert into dispatch.events (project_id, session_id, task_id, event_type, payload)
         values (${task.project_id}, ${extractor.id}, ${task_id}, 'handoff.rejected',
-                ${ctx.sql.json({ errors: verdict.errors as unknown as Record<string, string>[], answer: (answer?.text ?? '').slice(0, 4000), attempt: task.attempt })})`;
+                ${ctx.sql.json({ errors: verdict.errors as unknown as Record<string, string>[], answer: answer.text.slice(0, 4000), attempt: task.attempt })})`;
       const summary = verdict.errors.map((e) => `${e.field}: ${e.message}`).join('; ');
       await endNotClean(ctx, task_id, 'extraction_failed', `handoff failed the gate: ${summary}`);
       return;
@@ -37,7 +33,7 @@ export function validateHandoffJob(ctx: JobContext): Task {
       await tx`select set_config('dispatch.handoff_gate', 'validated', true)`;
       const [h] = await tx<{ event_id: string }[]>`
         insert into dispatch.events (project_id, session_id, task_id, parent_id, event_type, tier, payload)
-        values (${task.project_id}, ${worker.id}, ${task_id}, ${workerResult?.event_id ?? null}, 'handoff', 'derived',
+        values (${task.project_id}, ${worker.id}, ${task_id}, ${workerResult.eventId}, 'handoff', 'derived',
                 ${tx.json(verdict.handoff as Record<string, never>)})
         returning event_id`;
       await tx`select set_config('dispatch.handoff_gate', '', true)`;
