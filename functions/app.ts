@@ -2,13 +2,11 @@
 // the OpenAPI document generated from the route schemas. Only main.ts listens.
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { bodyLimit } from 'hono/body-limit';
-import type { Config } from './config.ts';
-import type { Sql } from './db/client.ts';
+import type { AppEnv, Deps } from './deps.ts';
 import { AppError, renderError } from './errors.ts';
 import { clientRoutes } from './routes/client.ts';
-import type { Logger } from './log.ts';
 import { mcpRoutes } from './mcp.ts';
-import { auth, type AuthVariables } from './middleware/auth.ts';
+import { auth } from './middleware/auth.ts';
 import { jsonOnly } from './middleware/json-only.ts';
 import { eventRoutes } from './routes/events.ts';
 import { handoffRoutes } from './routes/handoffs.ts';
@@ -20,18 +18,6 @@ import { stateRoutes } from './routes/state.ts';
 import { taskRoutes } from './routes/tasks.ts';
 import { trellisRoutes } from './routes/trellis.ts';
 import { wellKnownRoutes } from './routes/well-known.ts';
-import type { JournalHub } from './stream/hub.ts';
-
-export interface Deps {
-  sql: Sql;
-  config: Config;
-  log: Logger;
-  hub: JournalHub;
-  /** The built client to serve (default client/dist). */
-  clientDir?: string;
-}
-
-export type AppEnv = { Variables: { deps: Deps } & AuthVariables };
 
 export const BODY_LIMIT_BYTES = 256 * 1024;
 

@@ -7,7 +7,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { Hono } from 'hono';
 import { z } from 'zod';
-import type { AppEnv, Deps } from './app.ts';
+import type { AppEnv, Deps } from './deps.ts';
 import { AppError } from './errors.ts';
 
 export interface McpScope {

@@ -1,6 +1,6 @@
 // What every job gets: the runner context plus configuration and the children's environment.
 import { z } from 'zod';
-import type { Config } from '../functions/config.ts';
+import type { Config } from '../core/config.ts';
 import type { RunnerContext } from './supervisor.ts';
 
 export interface JobContext extends RunnerContext {

@@ -1,7 +1,7 @@
 // The handoff contract at write time (D-17, D-19): the extractor's prompt is built from the active
 // contract rows, and the gate validates the extractor's answer against the same rows.
 import { Ajv, type ErrorObject } from 'ajv';
-import type { Sql } from '../functions/db/client.ts';
+import type { Sql } from '../core/db/client.ts';
 
 export interface ContractField {
   field_key: string;

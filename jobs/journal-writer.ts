@@ -2,7 +2,7 @@
 // order, batched (one INSERT per batch while the previous one is in flight), idempotent on
 // (session_id, line_no) so a spool replay adds nothing twice, and never dropped: a row the database
 // refuses is stored as stdout.rejected text instead.
-import type { Sql } from '../functions/db/client.ts';
+import type { Sql } from '../core/db/client.ts';
 import { classifyLine } from './substrate/stream-json.ts';
 
 export interface SessionRef {

@@ -4,8 +4,8 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Sql } from '../functions/db/client.ts';
-import type { Logger } from '../functions/log.ts';
+import type { Sql } from '../core/db/client.ts';
+import type { Logger } from '../core/log.ts';
 import { JournalWriter } from './journal-writer.ts';
 import { SpoolTail } from './spool-tail.ts';
 import { redactArgs } from './substrate/claude.ts';

@@ -4,7 +4,7 @@
 import { timingSafeEqual, createHash } from 'node:crypto';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import type { MiddlewareHandler } from 'hono';
-import type { Config } from '../config.ts';
+import type { Config } from '../../core/config.ts';
 import { AppError } from '../errors.ts';
 
 export function isLoopback(host: string): boolean {

@@ -1,5 +1,5 @@
 // Journal reads: the envelope columns as the API shows them, and paging in seq order.
-import type { Sql } from '../db/client.ts';
+import type { Sql } from '../../core/db/client.ts';
 
 export interface EventRow {
   event_id: string;

@@ -1,7 +1,7 @@
 // GET /api/state: one bounded snapshot a client can paint at a glance. It reads the dimension
 // tables and small caches through indexes, never the journal at large, all in one snapshot whose
 // `seq` says which journal position it reflects.
-import type { Sql } from '../db/client.ts';
+import type { Sql } from '../../core/db/client.ts';
 import { TASK_COLUMNS, type TaskView } from './tasks.ts';
 
 const RECENT_TASKS = 100;

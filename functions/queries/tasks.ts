@@ -1,5 +1,5 @@
 // Task reads: the task as the API shows it, with its live duration and stall flag.
-import type { Sql } from '../db/client.ts';
+import type { Sql } from '../../core/db/client.ts';
 
 export interface TaskView {
   id: string;

@@ -2,7 +2,7 @@
 // event-loop delay, open streams) for operators and benchmarks.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Hono } from 'hono';
-import type { AppEnv } from '../app.ts';
+import type { AppEnv } from '../deps.ts';
 
 const loop = monitorEventLoopDelay({ resolution: 10 });
 loop.enable();

@@ -1,7 +1,7 @@
 // Shared by the route groups: a router whose validation failures answer in the one error shape,
 // and a shorthand for JSON responses in route definitions.
 import { OpenAPIHono, type z } from '@hono/zod-openapi';
-import type { AppEnv } from '../app.ts';
+import type { AppEnv } from '../deps.ts';
 
 export function newRouter() {
   return new OpenAPIHono<AppEnv>({

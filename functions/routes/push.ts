@@ -2,7 +2,7 @@
 // moments notify it). Subscribing again with the same endpoint updates it.
 import { createRoute, z } from '@hono/zod-openapi';
 import { AppError } from '../errors.ts';
-import { ensureVapid } from '../../jobs/push.ts';
+import { ensureVapid } from '../../core/push.ts';
 import { ErrorBody, IdParam, Uuid } from '../schemas.ts';
 import { json, newRouter } from './openapi.ts';
 

@@ -1,7 +1,7 @@
 // /.well-known/assetlinks.json: the Digital Asset Links statement that lets the Android Trusted Web
 // Activity (TWA_PACKAGE_ID, signed with one of TWA_SHA256_FINGERPRINTS) open this origin full screen.
 import { Hono } from 'hono';
-import type { AppEnv } from '../app.ts';
+import type { AppEnv } from '../deps.ts';
 
 export function wellKnownRoutes() {
   return new Hono<AppEnv>().get('/.well-known/assetlinks.json', (c) => {

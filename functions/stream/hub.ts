@@ -3,8 +3,8 @@
 // order), serialises each row once into an SSE frame, keeps a bounded ring of recent frames, and
 // feeds every subscriber from its own cursor. A subscriber behind the ring pages the database,
 // one page at a time as it drains. A slow poll covers a lost notification.
-import type { Sql } from '../db/client.ts';
-import type { Logger } from '../log.ts';
+import type { Sql } from '../../core/db/client.ts';
+import type { Logger } from '../../core/log.ts';
 import { EVENT_COLUMNS, type EventRow } from '../queries/events.ts';
 
 export interface StreamFilter {

@@ -4,7 +4,7 @@
 import type { Task } from 'graphile-worker';
 import { z } from 'zod';
 import type { JobContext } from '../context.ts';
-import { ensureVapid, sendPush, type PushMessage, type Subscription } from '../push.ts';
+import { ensureVapid, sendPush, type PushMessage, type Subscription } from '../../core/push.ts';
 
 const payload = z.object({ event_id: z.string().uuid() });
 

@@ -2,7 +2,7 @@
 // their graphile-worker jobs at once (instead of after four hours) so the jobs re-run and re-adopt
 // or close the sessions those runners left open, and journal the loss.
 import type { Task } from 'graphile-worker';
-import type { Sql } from '../../functions/db/client.ts';
+import type { Sql } from '../../core/db/client.ts';
 import type { JobContext } from '../context.ts';
 import { isAlive } from '../supervisor.ts';
 

@@ -12,17 +12,17 @@ import { fileURLToPath } from 'node:url';
 import { serve } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
 import { buildApp } from '../../functions/app.ts';
-import { loadConfig } from '../../functions/config.ts';
-import { createSql, type Sql } from '../../functions/db/client.ts';
-import { startEmbeddedPostgres } from '../../functions/db/embedded.ts';
-import { migrateAll } from '../../functions/db/migrate.ts';
-import type { Logger } from '../../functions/log.ts';
+import { loadConfig } from '../../core/config.ts';
+import { createSql, type Sql } from '../../core/db/client.ts';
+import { startEmbeddedPostgres } from '../../core/db/embedded.ts';
+import { migrateAll } from '../../core/db/migrate.ts';
+import type { Logger } from '../../core/log.ts';
 import { JournalHub } from '../../functions/stream/hub.ts';
 import { JournalWriter } from '../../jobs/journal-writer.ts';
 import { startRunner, type StartedRunner } from '../../jobs/runner.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const FIREHOSE = path.join(root, 'test/bin/firehose.mjs');
+const FIREHOSE = path.join(root, 'test/fakes/firehose.mjs');
 const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 const results: Record<string, unknown> = {
   machine: { cores: os.cpus().length, cpu: os.cpus()[0]?.model, memory_gb: Math.round(os.totalmem() / 2 ** 30), node: process.version, date: new Date().toISOString() },
@@ -171,7 +171,7 @@ async function fanout(url: string, dataDir: string): Promise<void> {
   const counts = (process.env.BENCH_FANOUT ?? '1000,5000').split(',').map(Number);
   const sql = createSql(url, { max: 4 });
   const port = 17000 + Math.floor(Math.random() * 2000);
-  const server = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'functions/main.ts'), 'serve'], {
+  const server = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'bin/main.ts'), 'serve'], {
     cwd: root, env: { ...process.env, DATABASE_URL: url, PORT: String(port), DISPATCH_DATA_DIR: dataDir, LOG_LEVEL: 'error' }, stdio: 'ignore',
   });
   const base = `http://127.0.0.1:${port}`;
@@ -310,7 +310,7 @@ async function overhead(sql: Sql, url: string, dataDir: string, pgDir: string | 
   for (let i = 0; i < 4; i++) {
     const port = 18000 + Math.floor(Math.random() * 2000);
     const t = performance.now();
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'functions/main.ts')], {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'bin/main.ts')], {
       cwd: root, env: { ...process.env, DATABASE_URL: '', PORT: String(port), DISPATCH_DATA_DIR: data, LOG_LEVEL: 'error' }, stdio: 'ignore',
     });
     await until(() => fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok).catch(() => false), Boolean, 120_000);

@@ -6,10 +6,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../functions/app.ts';
-import { loadConfig } from '../../functions/config.ts';
-import { createSql } from '../../functions/db/client.ts';
-import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../functions/db/embedded.ts';
-import { migrateAll } from '../../functions/db/migrate.ts';
+import { loadConfig } from '../../core/config.ts';
+import { createSql } from '../../core/db/client.ts';
+import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../core/db/embedded.ts';
+import { migrateAll } from '../../core/db/migrate.ts';
 import { JournalHub } from '../../functions/stream/hub.ts';
 import { startRunner } from '../../jobs/runner.ts';
 import { quiet } from '../helpers/app.ts';
@@ -55,7 +55,7 @@ describe('Postgres restarted mid-run', () => {
       sql,
       config,
       log: quiet,
-      childEnv: { ...process.env, CLAUDE_BIN: path.join(repoRoot, 'test/bin/firehose.mjs'), FIREHOSE_LINES: '6000', FIREHOSE_RATE: '1500' },
+      childEnv: { ...process.env, CLAUDE_BIN: path.join(repoRoot, 'test/fakes/firehose.mjs'), FIREHOSE_LINES: '6000', FIREHOSE_RATE: '1500' },
     });
     cleanup.push(() => runner.stop());
     const hub = new JournalHub(sql, quiet, { pollMs: 500 });

@@ -20,7 +20,7 @@ function env(db: TestDb, dataDir: string, marker: string, extra: Record<string, 
   return cleanEnv({
     DATABASE_URL: db.url,
     DISPATCH_DATA_DIR: dataDir,
-    CLAUDE_BIN: path.join(repoRoot, 'test/bin/firehose.mjs'),
+    CLAUDE_BIN: path.join(repoRoot, 'test/fakes/firehose.mjs'),
     FIREHOSE_LINES: '3000',
     FIREHOSE_RATE: '800',
     PD_TEST_MARKER: marker,
@@ -31,7 +31,7 @@ function env(db: TestDb, dataDir: string, marker: string, extra: Record<string, 
 }
 
 function start(mode: string[], e: NodeJS.ProcessEnv): Started {
-  const s = startEntry('functions/main.ts', e, mode);
+  const s = startEntry('bin/main.ts', e, mode);
   started.push(s);
   return s;
 }

@@ -2,7 +2,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Sql } from '../../functions/db/client.ts';
+import type { Sql } from '../../core/db/client.ts';
 import { listen, startTestApp, type TestApp } from '../helpers/app.ts';
 import { startLoop } from '../helpers/loop.ts';
 

@@ -3,8 +3,8 @@ import { serve } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
 import { afterAll } from 'vitest';
 import { buildApp } from '../../functions/app.ts';
-import { loadConfig, type Config } from '../../functions/config.ts';
-import type { Logger } from '../../functions/log.ts';
+import { loadConfig, type Config } from '../../core/config.ts';
+import type { Logger } from '../../core/log.ts';
 import { JournalHub } from '../../functions/stream/hub.ts';
 import { createTestDb, type TestDb } from './db.ts';
 

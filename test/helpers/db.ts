@@ -1,7 +1,7 @@
 // One fresh database per test file, cloned from the migrated template (graphile-worker's habit).
 import { randomBytes } from 'node:crypto';
 import { afterAll, inject } from 'vitest';
-import { createSql, type Sql } from '../../functions/db/client.ts';
+import { createSql, type Sql } from '../../core/db/client.ts';
 import { withDatabase } from '../setup/postgres.ts';
 
 export interface TestDb {

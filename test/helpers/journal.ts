@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Sql } from '../../functions/db/client.ts';
+import type { Sql } from '../../core/db/client.ts';
 import type { SessionRef } from '../../jobs/journal-writer.ts';
 
 export const fixturesDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../fixtures/runs');

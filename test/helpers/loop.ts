@@ -5,9 +5,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, expect } from 'vitest';
-import { loadConfig } from '../../functions/config.ts';
-import type { Logger } from '../../functions/log.ts';
-import { createLogger } from '../../functions/log.ts';
+import { loadConfig } from '../../core/config.ts';
+import type { Logger } from '../../core/log.ts';
+import { createLogger } from '../../core/log.ts';
 import { startRunner, type StartedRunner } from '../../jobs/runner.ts';
 import { claudeBin } from '../../jobs/substrate/claude.ts';
 import { startScriptedModel, type Scenario, type ScriptedModel } from '../../fixtures/scripted-model/server.ts';
@@ -17,7 +17,7 @@ import { createTestDb, waitFor, type TestDb } from './db.ts';
 export interface LoopOptions {
   scenarios: Scenario[];
   env?: Record<string, string>;
-  /** A fault-injection wrapper from test/bin around the real CLI. */
+  /** A fault-injection wrapper from test/fakes around the real CLI. */
   wrapper?: string;
   log?: boolean;
   /** Also serve the app (the API and /mcp) on a loopback port; the runner's MCP URL points at it. */
@@ -77,7 +77,7 @@ export async function startLoop(opts: LoopOptions): Promise<Loop> {
   };
   if (opts.wrapper) {
     childEnv.REAL_CLAUDE_BIN = claudeBin();
-    childEnv.CLAUDE_BIN = path.resolve('test/bin', opts.wrapper);
+    childEnv.CLAUDE_BIN = path.resolve('test/fakes', opts.wrapper);
   }
   const runner = await startRunner({ url: db.url, sql: db.sql, config, log: opts.log ? createLogger('debug', 'test') : silent, childEnv });
 

@@ -50,7 +50,7 @@ describe('a runner killed mid-run', () => {
       LOG_LEVEL: 'warn',
     });
     const work = () => {
-      const s = startEntry('functions/main.ts', env, ['work']);
+      const s = startEntry('bin/main.ts', env, ['work']);
       started.push(s);
       return s;
     };

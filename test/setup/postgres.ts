@@ -4,9 +4,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { createSql } from '../../functions/db/client.ts';
-import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../functions/db/embedded.ts';
-import { migrateAll } from '../../functions/db/migrate.ts';
+import { createSql } from '../../core/db/client.ts';
+import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../core/db/embedded.ts';
+import { migrateAll } from '../../core/db/migrate.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {

@@ -1,7 +1,7 @@
 // Auth: open on loopback by default; otherwise a bearer token, or an Authentik username header that
 // is believed only from a trusted proxy address. The stream and /mcp are covered too.
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../functions/config.ts';
+import { loadConfig } from '../../../core/config.ts';
 import { startupRefusal } from '../../../functions/middleware/auth.ts';
 import { listen, startTestApp } from '../../helpers/app.ts';
 

@@ -1,6 +1,6 @@
 // Digital Asset Links for the Android Trusted Web Activity.
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../functions/config.ts';
+import { loadConfig } from '../../../core/config.ts';
 import { startTestApp } from '../../helpers/app.ts';
 
 const A = Array.from({ length: 32 }, (_, i) => (i * 7).toString(16).padStart(2, '0').toUpperCase()).join(':');

@@ -2,15 +2,15 @@
 // and/or the HTTP server. Used by `npm start`/`serve`/`work` and by `npm run demo`.
 import { serve } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
-import { ensureVapid } from '../jobs/push.ts';
+import { ensureVapid } from '../core/push.ts';
 import { startRunner, type StartedRunner } from '../jobs/runner.ts';
-import { buildApp } from './app.ts';
-import type { Config } from './config.ts';
-import { createSql, type Sql } from './db/client.ts';
-import { migrateAll } from './db/migrate.ts';
-import { openDatabase } from './db/open.ts';
-import type { Logger } from './log.ts';
-import { JournalHub } from './stream/hub.ts';
+import { buildApp } from '../functions/app.ts';
+import type { Config } from '../core/config.ts';
+import { createSql, type Sql } from '../core/db/client.ts';
+import { migrateAll } from '../core/db/migrate.ts';
+import { openDatabase } from '../core/db/open.ts';
+import type { Logger } from '../core/log.ts';
+import { JournalHub } from '../functions/stream/hub.ts';
 
 export type Mode = 'all' | 'serve' | 'work';
 

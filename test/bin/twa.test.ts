@@ -11,7 +11,7 @@ describe('npm run twa', () => {
     const t = await startTestApp();
     const { url } = await listen(t);
     const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'pd-twa-')), 'android');
-    const run = startEntry('functions/twa.ts', cleanEnv({
+    const run = startEntry('bin/twa.ts', cleanEnv({
       PUBLIC_URL: url,
       TWA_PACKAGE_ID: 'dev.petal.dispatch',
       TWA_HOST: 'dispatch.example.ts.net',

@@ -4,7 +4,7 @@ import { createTestDb } from '../helpers/db.ts';
 import { cleanEnv, startEntry } from '../helpers/process.ts';
 
 async function dispatch(url: string, ...args: string[]): Promise<{ code: number | null; out: string }> {
-  const s = startEntry('functions/cli.ts', cleanEnv({ DATABASE_URL: url }), args);
+  const s = startEntry('bin/cli.ts', cleanEnv({ DATABASE_URL: url }), args);
   const { code } = await s.exited;
   return { code, out: s.output().trim() };
 }

@@ -1,8 +1,8 @@
 // `npm run dispatch -- <command>`: a small operator CLI over the same SQL functions psql users call.
 import path from 'node:path';
 import fs from 'node:fs';
-import { loadConfig } from './config.ts';
-import { createSql, type Sql } from './db/client.ts';
+import { loadConfig } from '../core/config.ts';
+import { createSql, type Sql } from '../core/db/client.ts';
 
 const USAGE = `usage: npm run dispatch -- <command>
   project add NAME                      create a project
@@ -102,7 +102,7 @@ async function run(sql: Sql, argv: string[]): Promise<void> {
   }
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]).endsWith(path.join('functions', 'cli.ts'))) {
+if (process.argv[1] && path.resolve(process.argv[1]).endsWith(path.join('bin', 'cli.ts'))) {
   const sql = createSql(resolveUrl(), { max: 2, application: 'petal-dispatch cli' });
   try {
     await run(sql, process.argv.slice(2));

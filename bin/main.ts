@@ -1,9 +1,9 @@
 // `npm start` (serve + work), `npm run serve` (HTTP only), `npm run work` (job runner only): validate
 // config, then run until SIGINT/SIGTERM, which stop the server first and the database last.
-import { loadConfigOrExit } from './config.ts';
-import { startDispatch, type Mode } from './dispatch.ts';
-import { createLogger } from './log.ts';
-import { startupRefusal } from './middleware/auth.ts';
+import { loadConfigOrExit } from '../core/config.ts';
+import { startDispatch, type Mode } from './start.ts';
+import { createLogger } from '../core/log.ts';
+import { startupRefusal } from '../functions/middleware/auth.ts';
 
 function fail(message: string, code = 2): never {
   process.stderr.write(`petal-dispatch: ${message}\n`);

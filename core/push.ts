@@ -2,7 +2,7 @@
 // (whose own sender speaks only HTTPS, so requests are built with generateRequestDetails and sent
 // with fetch, which also reaches a loopback push service in tests).
 import webpush from 'web-push';
-import type { Sql } from '../functions/db/client.ts';
+import type { Sql } from './db/client.ts';
 
 export interface Vapid {
   publicKey: string;

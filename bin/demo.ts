@@ -6,9 +6,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadScenario, startScriptedModel } from '../fixtures/scripted-model/server.ts';
-import { loadConfigOrExit } from './config.ts';
-import { startDispatch } from './dispatch.ts';
-import { createLogger } from './log.ts';
+import { loadConfigOrExit } from '../core/config.ts';
+import { startDispatch } from './start.ts';
+import { createLogger } from '../core/log.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 process.env.DISPATCH_DATA_DIR ??= '.dispatch-demo';

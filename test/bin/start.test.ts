@@ -22,7 +22,7 @@ async function health(port: number): Promise<{ ok: boolean } | null> {
 }
 
 function start(env: NodeJS.ProcessEnv): Started {
-  const s = startEntry('functions/main.ts', env);
+  const s = startEntry('bin/main.ts', env);
   running.push(s);
   return s;
 }

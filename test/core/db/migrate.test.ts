@@ -3,8 +3,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { listMigrations, migrate } from '../../functions/db/migrate.ts';
-import { createTestDb } from '../helpers/db.ts';
+import { listMigrations, migrate } from '../../../core/db/migrate.ts';
+import { createTestDb } from '../../helpers/db.ts';
 
 function dirWith(files: Record<string, string>): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pd-mig-'));
