@@ -1,0 +1,41 @@
+// How a project's processes run (projects.config, jsonb). One definition serves both readers: the
+// HTTP API validates POST /api/projects with it (unknown keys refused), and the jobs read the stored
+// config with it (keys added from psql are kept, a config that does not fit counts as empty).
+// Flat keys as documented in the README; the substrate turns them into its own options.
+import { z } from '@hono/zod-openapi';
+import { PROJECT_MODES } from './vocabulary.ts';
+
+const fields = {
+  /** Working directory of the project's processes (default DISPATCH_DATA_DIR/work/<project id>). */
+  cwd: z.string().min(1).optional(),
+  /** Tools a worker may use without asking. */
+  allowed_tools: z.array(z.string().min(1)).max(100).optional(),
+  permission_mode: z.string().min(1).optional(),
+  model: z.string().min(1).optional(),
+  /** Extra substrate arguments for workers, passed through as given. */
+  extra_args: z.array(z.string()).max(100).optional(),
+  /** Extra substrate arguments for the extractor. */
+  extractor_args: z.array(z.string()).max(100).optional(),
+  /** interactive: the user approves each advance; autonomous: handoffs wake the orchestrator. */
+  mode: z.enum(PROJECT_MODES).optional(),
+  /** Tools the orchestrator may use besides the dispatch tools. */
+  orchestrator_tools: z.array(z.string().min(1)).max(100).optional(),
+};
+
+/** The config as a client may send it: unknown keys are refused. */
+export const ProjectConfigInput = z.object(fields).strict().openapi('ProjectConfigInput');
+
+/** The config as stored and served: keys added from psql are kept. */
+export const ProjectConfigSchema = z.object(fields).passthrough().openapi('ProjectConfig');
+export type ProjectConfig = z.output<typeof ProjectConfigSchema>;
+
+/** Reads a stored config; throws on one that does not fit. */
+export function parseProjectConfig(raw: unknown): ProjectConfig {
+  return ProjectConfigSchema.parse(raw ?? {});
+}
+
+/** Reads a stored config; one that does not fit counts as empty (every default applies). */
+export function projectConfigOrDefault(raw: unknown): ProjectConfig {
+  const parsed = ProjectConfigSchema.safeParse(raw ?? {});
+  return parsed.success ? parsed.data : {};
+}

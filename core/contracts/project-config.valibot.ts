@@ -1,0 +1,18 @@
+// A project's config as the client reads it (the stored config: unknown keys are kept).
+import * as v from 'valibot';
+import { PROJECT_MODES } from './vocabulary.ts';
+
+const name = v.pipe(v.string(), v.minLength(1));
+const list = <T extends v.GenericSchema<string>>(item: T) => v.optional(v.pipe(v.array(item), v.maxLength(100)));
+
+export const ProjectConfigSchema = v.looseObject({
+  cwd: v.optional(name),
+  allowed_tools: list(name),
+  permission_mode: v.optional(name),
+  model: v.optional(name),
+  extra_args: list(v.string()),
+  extractor_args: list(v.string()),
+  mode: v.optional(v.picklist(PROJECT_MODES)),
+  orchestrator_tools: list(name),
+});
+export type ProjectConfig = v.InferOutput<typeof ProjectConfigSchema>;

@@ -1,0 +1,153 @@
+// Runtime half of the contract checks: the server's zod schema and the client's valibot schema of
+// each wire shape accept and refuse the same samples, and what they accept comes out the same.
+import * as v from 'valibot';
+import { describe, expect, it } from 'vitest';
+import type { z } from 'zod';
+import * as S from './shapes.ts';
+
+interface Case {
+  name: string;
+  zod: z.ZodType;
+  valibot: v.GenericSchema;
+  accepted: unknown[];
+  rejected: unknown[];
+}
+
+const id = () => crypto.randomUUID();
+const at = '2026-01-02T03:04:05.678Z';
+
+const task = {
+  id: id(), project_id: id(), parent_id: null, status: 'running', status_reason: 'attempt 1 started', brief: 'Do it',
+  approach: null, plan_ref: null, attempt: 1, created_at: at, started_at: at, ended_at: null, last_activity_at: at,
+  duration_ms: 1234, stalled: false,
+};
+const session = {
+  id: id(), project_id: task.project_id, task_id: task.id, parent_session_id: null, role: 'worker', status: 'running',
+  status_reason: null, attempt: 1, pid: 4242, host: 'box', stalled: false, created_at: at, started_at: at, ended_at: null,
+  last_output_at: at, lines_written: 12, exit_code: null, signal: null, duration_ms: 500,
+};
+const event = {
+  event_id: id(), seq: 7, project_id: task.project_id, session_id: session.id, task_id: task.id, parent_id: null,
+  thread_id: null, message_id: null, event_type: 'claude.assistant', tier: 'raw',
+  payload: { type: 'assistant', message: { content: [{ type: 'text', text: 'hi' }] } },
+  summary: { kind: 'text', text: 'hi' }, line_no: 3, created_at: at,
+};
+const project = { id: task.project_id, name: 'demo', config: { allowed_tools: ['Bash'], mode: 'autonomous' }, created_at: at };
+const message = { id: id(), message_id: id(), project_id: task.project_id, text: 'hello', seq: 9, status: 'pending', created_at: at };
+const focus = { id: id(), seq: 10, thread_id: 4, task_id: task.id, project_id: task.project_id, created_at: at };
+const status = { name: 'failed', terminal: true, clean: false, alarming: true, failure: true, blocking: false, needs_user: false, notifies: true, description: 'x' };
+const workingSet = { session_id: id(), turn_status: 'success', in_flight: [{ task_id: task.id, status: 'running', brief: 'b', attempt: 1 }], stop: null, seq: 11, future_field: 1 };
+const usage = { cost_usd: 0.0123, input_tokens: 25, output_tokens: 3, cache_read_tokens: 0, cache_creation_tokens: 0, models: ['claude-opus-4-8'] };
+
+const cases: Case[] = [
+  {
+    name: 'error body', zod: S.zod.ErrorBody, valibot: S.valibot.ErrorBody,
+    accepted: [{ error: { code: 'not_found', message: 'no task' } }, { error: { code: 'invalid_input', message: 'x', details: [{ path: 'a' }] } }],
+    rejected: [{ error: { code: 1, message: 'x' } }, { code: 'x', message: 'y' }, null],
+  },
+  {
+    name: 'event summary', zod: S.zod.EventSummarySchema, valibot: S.valibot.EventSummarySchema,
+    accepted: [{ kind: 'tool_use', tool: 'Bash', input_summary: 'ls' }, { kind: 'result', text: 'done', is_error: false }, { kind: 'stream' }],
+    rejected: [{ kind: 'assistant' }, { text: 'no kind' }, { kind: 'text', text: 5 }, { kind: 'result', is_error: 'yes' }],
+  },
+  {
+    name: 'event row', zod: S.zod.EventSchema, valibot: S.valibot.EventSchema,
+    accepted: [event, { ...event, summary: null, payload: null, line_no: null, session_id: null, tier: 'derived' }],
+    rejected: [
+      { ...event, seq: 1.5 }, { ...event, seq: '7' }, { ...event, tier: 'cooked' }, { ...event, event_id: 'not-a-uuid' },
+      { ...event, summary: { kind: 'nonsense' } }, (({ summary: _s, ...rest }) => rest)(event),
+    ],
+  },
+  {
+    name: 'task', zod: S.zod.TaskSchema, valibot: S.valibot.TaskSchema,
+    accepted: [task, { ...task, ended_at: at, status: 'success', duration_ms: null, extra: 'dropped' }],
+    rejected: [{ ...task, attempt: 1.5 }, { ...task, stalled: 'no' }, { ...task, plan_ref: undefined }, { ...task, id: 42 }],
+  },
+  {
+    name: 'task with its sessions', zod: S.zod.TaskDetailSchema, valibot: S.valibot.TaskDetailSchema,
+    accepted: [{ ...task, sessions: [session] }, { ...task, sessions: [] }],
+    rejected: [task, { ...task, sessions: [{ ...session, lines_written: null }] }],
+  },
+  {
+    name: 'session', zod: S.zod.SessionSchema, valibot: S.valibot.SessionSchema,
+    accepted: [session, { ...session, task_id: null, attempt: null, pid: null, exit_code: 143, signal: 'SIGTERM', ended_at: at }],
+    rejected: [{ ...session, role: null }, { ...session, pid: '4242' }, { ...session, project_id: null }],
+  },
+  {
+    name: 'project config', zod: S.zod.ProjectConfigSchema, valibot: S.valibot.ProjectConfigSchema,
+    accepted: [{}, { cwd: '/w', allowed_tools: ['Bash'], extra_args: [''], mode: 'interactive', repo: '/r' }],
+    rejected: [{ mode: 'chaotic' }, { allowed_tools: [''] }, { allowed_tools: Array(101).fill('x') }, { cwd: '' }, { model: 3 }],
+  },
+  {
+    name: 'project', zod: S.zod.ProjectSchema, valibot: S.valibot.ProjectSchema,
+    accepted: [project, { ...project, config: {} }],
+    rejected: [{ ...project, config: null }, { ...project, name: undefined }, { ...project, config: { mode: 'x' } }],
+  },
+  {
+    name: 'message', zod: S.zod.MessageSchema, valibot: S.valibot.MessageSchema,
+    accepted: [message, { ...message, status: 'delivered' }],
+    rejected: [{ ...message, status: 'lost' }, { ...message, message_id: 'm1' }, { ...message, seq: null }],
+  },
+  {
+    name: 'focus', zod: S.zod.FocusSchema, valibot: S.valibot.FocusSchema,
+    accepted: [focus, { ...focus, thread_id: null, task_id: null, project_id: null }],
+    rejected: [{ ...focus, thread_id: 'four' }, { ...focus, id: undefined }],
+  },
+  {
+    name: 'status row', zod: S.zod.StatusRowSchema, valibot: S.valibot.StatusRowSchema,
+    accepted: [status],
+    rejected: [{ ...status, notifies: undefined }, { ...status, terminal: 'yes' }],
+  },
+  {
+    name: 'working set', zod: S.zod.WorkingSetSchema, valibot: S.valibot.WorkingSetSchema,
+    accepted: [workingSet, {}, { stop: { where: 'worker', why: 'failed' }, last_message: null }],
+    rejected: [{ stop: { where: 'worker' } }, { in_flight: [{ task_id: 1 }] }, { seq: 'x' }],
+  },
+  {
+    name: 'usage', zod: S.zod.UsageSchema, valibot: S.valibot.UsageSchema,
+    accepted: [usage, { ...usage, cost_usd: null, models: [] }],
+    rejected: [{ ...usage, input_tokens: -1 }, { ...usage, output_tokens: 1.5 }, { ...usage, models: undefined }],
+  },
+  {
+    name: 'trellis view', zod: S.zod.TrellisViewSchema, valibot: S.valibot.TrellisViewSchema,
+    accepted: [
+      { available: false, reason: 'not configured (set TRELLIS_URL)' },
+      { available: true, live_thread: { id: 4, title: 'Live', colour: 'red' }, threads: [{ id: 'a' }], recent_context: ['x'] },
+      { available: true, live_thread: null, threads: [], recent_context: [] },
+    ],
+    rejected: [{ available: true }, { available: false }, { available: 'no', reason: 'x' }, { available: true, live_thread: { title: 'no id' }, threads: [], recent_context: [] }],
+  },
+  {
+    name: 'state snapshot', zod: S.zod.StateSchema, valibot: S.valibot.StateSchema,
+    accepted: [{
+      seq: 12, generated_at: at, projects: [project], tasks: [task], sessions: [session], pending_messages: [message], focus,
+      working_sets: { [project.id]: workingSet }, statuses: [status],
+    }, {
+      seq: 0, generated_at: at, projects: [], tasks: [], sessions: [], pending_messages: [], focus: null, working_sets: {}, statuses: [],
+    }],
+    rejected: [
+      { seq: 0, generated_at: at, projects: [], tasks: [], sessions: [], pending_messages: [], focus: null, working_sets: {} },
+      { seq: 0, generated_at: at, projects: [], tasks: [{ id: 1 }], sessions: [], pending_messages: [], focus: null, working_sets: {}, statuses: [] },
+    ],
+  },
+];
+
+describe('each wire shape has one contract: the server and the client accept the same samples', () => {
+  for (const c of cases) {
+    it(`${c.name}: both accept the good samples and read them alike`, () => {
+      for (const sample of c.accepted) {
+        const z = c.zod.safeParse(sample);
+        const vb = v.safeParse(c.valibot, sample);
+        expect(z.success, `zod refused ${JSON.stringify(sample)}: ${z.error?.message}`).toBe(true);
+        expect(vb.success, `valibot refused ${JSON.stringify(sample)}`).toBe(true);
+        expect(vb.output).toEqual(z.data);
+      }
+    });
+    it(`${c.name}: both refuse the bad samples`, () => {
+      for (const sample of c.rejected) {
+        expect(c.zod.safeParse(sample).success, `zod accepted ${JSON.stringify(sample)}`).toBe(false);
+        expect(v.safeParse(c.valibot, sample).success, `valibot accepted ${JSON.stringify(sample)}`).toBe(false);
+      }
+    });
+  }
+});

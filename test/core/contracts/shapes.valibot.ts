@@ -1,0 +1,13 @@
+export { ErrorBody } from '../../../core/contracts/common.valibot.ts';
+export { EventSchema, EventSummarySchema } from '../../../core/contracts/event.valibot.ts';
+export { FocusSchema } from '../../../core/contracts/focus.valibot.ts';
+export { MessageSchema } from '../../../core/contracts/message.valibot.ts';
+export { ProjectSchema } from '../../../core/contracts/project.valibot.ts';
+export { ProjectConfigSchema } from '../../../core/contracts/project-config.valibot.ts';
+export { SessionSchema } from '../../../core/contracts/session.valibot.ts';
+export { StateSchema } from '../../../core/contracts/state.valibot.ts';
+export { StatusRowSchema } from '../../../core/contracts/status.valibot.ts';
+export { TaskDetailSchema, TaskSchema } from '../../../core/contracts/task.valibot.ts';
+export { TrellisViewSchema } from '../../../core/contracts/trellis.valibot.ts';
+export { UsageSchema } from '../../../core/contracts/usage.valibot.ts';
+export { WorkingSetSchema } from '../../../core/contracts/working-set.valibot.ts';

@@ -1,0 +1,13 @@
+export { ErrorBody } from '../../../core/contracts/common.ts';
+export { EventSchema, EventSummarySchema } from '../../../core/contracts/event.ts';
+export { FocusSchema } from '../../../core/contracts/focus.ts';
+export { MessageSchema } from '../../../core/contracts/message.ts';
+export { ProjectSchema } from '../../../core/contracts/project.ts';
+export { ProjectConfigSchema } from '../../../core/contracts/project-config.ts';
+export { SessionSchema } from '../../../core/contracts/session.ts';
+export { StateSchema } from '../../../core/contracts/state.ts';
+export { StatusRowSchema } from '../../../core/contracts/status.ts';
+export { TaskDetailSchema, TaskSchema } from '../../../core/contracts/task.ts';
+export { TrellisViewSchema } from '../../../core/contracts/trellis.ts';
+export { UsageSchema } from '../../../core/contracts/usage.ts';
+export { WorkingSetSchema } from '../../../core/contracts/working-set.ts';

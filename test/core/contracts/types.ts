@@ -1,0 +1,57 @@
+// Compile-time half of the contract checks: for every wire shape, the server's zod output type and
+// the client's valibot output type are the same type. `npm run typecheck` fails when they drift.
+import type * as v from 'valibot';
+import type { z } from 'zod';
+import type * as Sc from '../../../core/contracts/common.ts';
+import type * as Cc from '../../../core/contracts/common.valibot.ts';
+import type * as Se from '../../../core/contracts/event.ts';
+import type * as Ce from '../../../core/contracts/event.valibot.ts';
+import type * as Sf from '../../../core/contracts/focus.ts';
+import type * as Cf from '../../../core/contracts/focus.valibot.ts';
+import type * as Sm from '../../../core/contracts/message.ts';
+import type * as Cm from '../../../core/contracts/message.valibot.ts';
+import type * as Sp from '../../../core/contracts/project.ts';
+import type * as Cp from '../../../core/contracts/project.valibot.ts';
+import type * as Spc from '../../../core/contracts/project-config.ts';
+import type * as Cpc from '../../../core/contracts/project-config.valibot.ts';
+import type * as Ss from '../../../core/contracts/session.ts';
+import type * as Cs from '../../../core/contracts/session.valibot.ts';
+import type * as Sst from '../../../core/contracts/state.ts';
+import type * as Cst from '../../../core/contracts/state.valibot.ts';
+import type * as Sstat from '../../../core/contracts/status.ts';
+import type * as Cstat from '../../../core/contracts/status.valibot.ts';
+import type * as St from '../../../core/contracts/task.ts';
+import type * as Ct from '../../../core/contracts/task.valibot.ts';
+import type * as Str from '../../../core/contracts/trellis.ts';
+import type * as Ctr from '../../../core/contracts/trellis.valibot.ts';
+import type * as Su from '../../../core/contracts/usage.ts';
+import type * as Cu from '../../../core/contracts/usage.valibot.ts';
+import type * as Sw from '../../../core/contracts/working-set.ts';
+import type * as Cw from '../../../core/contracts/working-set.valibot.ts';
+
+/** True only when A and B are the same type (not merely assignable one way). */
+type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+/** Mutual assignability, for shapes with index signatures (zod and valibot spell those differently). */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+type Check<T extends true> = T;
+
+type Z<S extends z.ZodType> = z.output<S>;
+type V<S extends v.GenericSchema> = v.InferOutput<S>;
+
+export type ContractTypesAgree = [
+  Check<Equal<Z<typeof Sc.ErrorBody>, V<typeof Cc.ErrorBody>>>,
+  Check<Equal<Z<typeof Se.EventSummarySchema>, V<typeof Ce.EventSummarySchema>>>,
+  Check<Equal<Z<typeof Se.EventSchema>, V<typeof Ce.EventSchema>>>,
+  Check<Equal<Z<typeof Sf.FocusSchema>, V<typeof Cf.FocusSchema>>>,
+  Check<Equal<Z<typeof Sm.MessageSchema>, V<typeof Cm.MessageSchema>>>,
+  Check<Same<Z<typeof Spc.ProjectConfigSchema>, V<typeof Cpc.ProjectConfigSchema>>>,
+  Check<Same<Z<typeof Sp.ProjectSchema>, V<typeof Cp.ProjectSchema>>>,
+  Check<Equal<Z<typeof Ss.SessionSchema>, V<typeof Cs.SessionSchema>>>,
+  Check<Equal<Z<typeof Sstat.StatusRowSchema>, V<typeof Cstat.StatusRowSchema>>>,
+  Check<Equal<Z<typeof St.TaskSchema>, V<typeof Ct.TaskSchema>>>,
+  Check<Equal<Z<typeof St.TaskDetailSchema>, V<typeof Ct.TaskDetailSchema>>>,
+  Check<Same<Z<typeof Str.TrellisViewSchema>, V<typeof Ctr.TrellisViewSchema>>>,
+  Check<Equal<Z<typeof Su.UsageSchema>, V<typeof Cu.UsageSchema>>>,
+  Check<Same<Z<typeof Sw.WorkingSetSchema>, V<typeof Cw.WorkingSetSchema>>>,
+  Check<Same<Z<typeof Sst.StateSchema>, V<typeof Cst.StateSchema>>>,
+];
