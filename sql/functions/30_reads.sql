@@ -25,12 +25,14 @@ begin
     raise exception 'no project %', project_state.project_id using errcode = 'P0002';
   end if;
   with t as (
-    select * from dispatch.tasks tk where tk.project_id = p.id
+    select tk.*, st.clean, st.failure, st.blocking, st.needs_user
+      from dispatch.tasks tk join dispatch.statuses st on st.name = tk.status
+     where tk.project_id = p.id
   ), counts as (
-    select count(*) filter (where status = 'success') as done,
+    select count(*) filter (where clean) as done,
            count(*) filter (where ended_at is null) as in_flight,
-           count(*) filter (where status in ('failed', 'crashed', 'rate_limited', 'extraction_failed')) as failed,
-           count(*) filter (where status in ('stalled', 'gated', 'extraction_failed', 'partial')) as blocked,
+           count(*) filter (where failure) as failed,
+           count(*) filter (where blocking) as blocked,
            count(*) as total
       from t
   ), latest as (
@@ -64,7 +66,7 @@ begin
         'reason', left(r.reason, 200), 'handoff_id', r.handoff_id) order by r.seq desc) from ruled r), '[]'::jsonb),
     'needs_user', coalesce((select jsonb_agg(jsonb_build_object('task_id', t.id, 'status', t.status,
         'reason', left(t.status_reason, 200)))
-      from (select * from t where status in ('extraction_failed', 'gated') order by ended_at desc limit 10) t), '[]'::jsonb),
+      from (select * from t where t.needs_user order by ended_at desc limit 10) t), '[]'::jsonb),
     'pending_messages', (select count(*) from dispatch.user_messages m where m.project_id = p.id and m.delivered_at is null)
   ) into result;
   return result;

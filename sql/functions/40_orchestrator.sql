@@ -57,8 +57,9 @@ begin
                                                'approach', t.approach) order by e.seq), '[]'::jsonb)
     into not_clean
     from dispatch.events e join dispatch.tasks t on t.id = e.task_id
+                           join dispatch.statuses st on st.name = e.payload->>'status'
    where e.project_id = claim_orchestrator_turn.project_id and e.event_type = 'task.status_changed'
-     and e.payload->>'status' in ('failed', 'crashed', 'rate_limited', 'extraction_failed', 'partial', 'gated', 'skipped', 'cancelled')
+     and st.terminal and not st.clean
      and e.seq > prev_seq and e.seq <= head;
 
   if jsonb_array_length(msgs) = 0 and jsonb_array_length(handoffs) = 0 and jsonb_array_length(not_clean) = 0 then
@@ -110,4 +111,47 @@ begin
   else
     perform dispatch.wake_if_waiting(t.project_id);
   end if;
+end $$;
+
+-- Journals the orchestrator's working set after a turn (FR-006); GET /api/state serves the latest.
+create or replace function dispatch.journal_working_set(project_id uuid, session_id uuid, working_set jsonb)
+  returns uuid language plpgsql volatile as $$
+declare
+  ev uuid;
+begin
+  insert into dispatch.events (project_id, session_id, event_type, payload)
+    values (journal_working_set.project_id, journal_working_set.session_id, 'orchestrator.working_set',
+            journal_working_set.working_set)
+    returning event_id into ev;
+  return ev;
+end $$;
+
+-- spawn_worker (MCP) refused an approach a prior handoff ruled out: journalled with the matches.
+create or replace function dispatch.refuse_spawn(project_id uuid, session_id uuid, approach text, brief text, matches jsonb)
+  returns uuid language plpgsql volatile as $$
+declare
+  ev uuid;
+begin
+  insert into dispatch.events (project_id, session_id, event_type, payload)
+    values (refuse_spawn.project_id, refuse_spawn.session_id, 'spawn.refused',
+            jsonb_build_object('approach', refuse_spawn.approach, 'brief', left(refuse_spawn.brief, 2000),
+                               'matches', refuse_spawn.matches))
+    returning event_id into ev;
+  return ev;
+end $$;
+
+-- spawn_worker (MCP) runs a ruled-out approach on an explicit override: journalled with its reason.
+-- Call it in the transaction that submits the task.
+create or replace function dispatch.override_spawn(project_id uuid, session_id uuid, approach text, override_reason text,
+                                                   matches jsonb)
+  returns uuid language plpgsql volatile as $$
+declare
+  ev uuid;
+begin
+  insert into dispatch.events (project_id, session_id, event_type, payload)
+    values (override_spawn.project_id, override_spawn.session_id, 'spawn.override',
+            jsonb_build_object('approach', override_spawn.approach, 'override_reason', override_spawn.override_reason,
+                               'matches', override_spawn.matches))
+    returning event_id into ev;
+  return ev;
 end $$;

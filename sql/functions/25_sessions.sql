@@ -1,0 +1,150 @@
+-- Session lifecycle, re-applied on every migrate. A session is one process run; the runner that
+-- supervises it reports what it observes through these functions, each of which moves the
+-- session's cache columns and journals the event in one transaction. The stdout lines themselves
+-- are appended in bulk by the journal writer (jobs/journal-writer.ts).
+
+-- The process started: journals session.spawned under the event that caused it.
+create or replace function dispatch.session_started(session_id uuid, pid integer, host text, runner_id text,
+                                                    spool_path text, cwd text, argv jsonb, cause uuid default null)
+  returns uuid language plpgsql volatile as $$
+declare
+  s dispatch.sessions;
+  ev uuid;
+begin
+  update dispatch.sessions ss
+     set status = 'running', pid = session_started.pid, host = session_started.host,
+         runner_id = session_started.runner_id, spool_path = session_started.spool_path,
+         started_at = now(), heartbeat_at = now()
+   where ss.id = session_started.session_id
+  returning * into s;
+  if not found then
+    raise exception 'no session %', session_started.session_id using errcode = 'P0002';
+  end if;
+  insert into dispatch.events (project_id, session_id, task_id, parent_id, event_type, payload)
+    values (s.project_id, s.id, s.task_id, session_started.cause, 'session.spawned',
+            jsonb_build_object('pid', s.pid, 'host', s.host, 'role', s.role, 'runner_id', s.runner_id,
+                               'cwd', session_started.cwd, 'argv', session_started.argv))
+    returning event_id into ev;
+  return ev;
+end $$;
+
+comment on function dispatch.session_started(uuid, integer, text, text, text, text, jsonb, uuid) is
+  'Marks a session running with its pid, host, runner and spool, and journals session.spawned; returns the event id.';
+
+-- A runner took over a session whose runner went away. Returns how many of its stdout lines are
+-- journalled already (the new runner reads the spool on from there).
+create or replace function dispatch.session_adopted(session_id uuid, runner_id text, pid integer, process_alive boolean)
+  returns integer language plpgsql volatile as $$
+declare
+  s dispatch.sessions;
+  done integer;
+begin
+  select coalesce(max(e.line_no) + 1, 0)::int into done
+    from dispatch.events e where e.session_id = session_adopted.session_id and e.line_no is not null;
+  update dispatch.sessions ss
+     set runner_id = session_adopted.runner_id, adopted_by = session_adopted.runner_id, heartbeat_at = now()
+   where ss.id = session_adopted.session_id
+  returning * into s;
+  if not found then
+    raise exception 'no session %', session_adopted.session_id using errcode = 'P0002';
+  end if;
+  insert into dispatch.events (project_id, session_id, task_id, event_type, payload)
+    values (s.project_id, s.id, s.task_id, 'session.adopted',
+            jsonb_build_object('runner_id', session_adopted.runner_id, 'pid', session_adopted.pid,
+                               'process_alive', session_adopted.process_alive, 'lines_already_journalled', done));
+  return done;
+end $$;
+
+-- A live process has been silent for the stall threshold. A worker's task follows (stalled).
+create or replace function dispatch.session_stalled(session_id uuid, silent_ms bigint, threshold_ms bigint)
+  returns void language plpgsql volatile as $$
+declare
+  s dispatch.sessions;
+begin
+  select * into s from dispatch.sessions ss where ss.id = session_stalled.session_id;
+  if not found then
+    raise exception 'no session %', session_stalled.session_id using errcode = 'P0002';
+  end if;
+  update dispatch.sessions ss set stalled = true, status = 'stalled' where ss.id = s.id and ss.ended_at is null;
+  insert into dispatch.events (project_id, session_id, task_id, event_type, payload)
+    values (s.project_id, s.id, s.task_id, 'session.stalled',
+            jsonb_build_object('silent_for_ms', session_stalled.silent_ms, 'threshold_ms', session_stalled.threshold_ms));
+  if s.task_id is not null and s.role = 'worker' then
+    perform dispatch.set_task_status(s.task_id, 'stalled', format('no output for %s s', round(session_stalled.silent_ms / 1000.0)));
+  end if;
+end $$;
+
+-- A stalled process printed again. A worker's task follows (running).
+create or replace function dispatch.session_resumed(session_id uuid)
+  returns void language plpgsql volatile as $$
+declare
+  s dispatch.sessions;
+begin
+  select * into s from dispatch.sessions ss where ss.id = session_resumed.session_id;
+  if not found then
+    raise exception 'no session %', session_resumed.session_id using errcode = 'P0002';
+  end if;
+  update dispatch.sessions ss set stalled = false, status = 'running' where ss.id = s.id and ss.ended_at is null;
+  insert into dispatch.events (project_id, session_id, task_id, event_type, payload)
+    values (s.project_id, s.id, s.task_id, 'session.resumed', '{}'::jsonb);
+  if s.task_id is not null and s.role = 'worker' then
+    perform dispatch.set_task_status(s.task_id, 'running', 'output resumed');
+  end if;
+end $$;
+
+-- The process ended (or was found gone): its derived status, how it ended, and the tail of its
+-- stderr (journalled as stderr.tail when there is any). Returns the session.exited event id.
+create or replace function dispatch.session_exited(session_id uuid, status text, reason text, exit_code integer,
+                                                   signal text, exit_known boolean, ended_after_result boolean,
+                                                   duration_ms bigint, lines integer, substrate_session_id text,
+                                                   stderr_tail text default '')
+  returns uuid language plpgsql volatile as $$
+declare
+  s dispatch.sessions;
+  ev uuid;
+begin
+  update dispatch.sessions ss
+     set status = session_exited.status, status_reason = session_exited.reason, exit_code = session_exited.exit_code,
+         signal = session_exited.signal, ended_at = now(), stalled = false,
+         claude_session_id = coalesce(ss.claude_session_id, session_exited.substrate_session_id)
+   where ss.id = session_exited.session_id
+  returning * into s;
+  if not found then
+    raise exception 'no session %', session_exited.session_id using errcode = 'P0002';
+  end if;
+  if coalesce(session_exited.stderr_tail, '') <> '' then
+    insert into dispatch.events (project_id, session_id, task_id, event_type, payload)
+      values (s.project_id, s.id, s.task_id, 'stderr.tail', jsonb_build_object('text', session_exited.stderr_tail));
+  end if;
+  insert into dispatch.events (project_id, session_id, task_id, event_type, payload)
+    values (s.project_id, s.id, s.task_id, 'session.exited',
+            jsonb_build_object('role', s.role, 'status', session_exited.status, 'reason', session_exited.reason,
+                               'exit_code', session_exited.exit_code, 'signal', session_exited.signal,
+                               'exit_known', session_exited.exit_known,
+                               'ended_after_result', session_exited.ended_after_result,
+                               'duration_ms', session_exited.duration_ms, 'lines', session_exited.lines,
+                               'claude_session_id', session_exited.substrate_session_id))
+    returning event_id into ev;
+  return ev;
+end $$;
+
+-- A runner stopped heart-beating: claim it (once, whichever runner sweeps first), unlock its
+-- graphile-worker jobs so they re-run and re-adopt its sessions, and journal runner.lost.
+create or replace function dispatch.runner_lost(runner_id text) returns boolean
+  language plpgsql volatile as $$
+declare
+  r dispatch.runners;
+begin
+  update dispatch.runners rr set stopped_at = now()
+   where rr.id = runner_lost.runner_id and rr.stopped_at is null
+  returning * into r;
+  if not found then
+    return false; -- another runner swept it first
+  end if;
+  if cardinality(r.worker_ids) > 0 then
+    perform graphile_worker.force_unlock_workers(r.worker_ids);
+  end if;
+  insert into dispatch.events (event_type, payload)
+    values ('runner.lost', jsonb_build_object('runner_id', r.id, 'host', r.host, 'pid', r.pid, 'worker_ids', to_jsonb(r.worker_ids)));
+  return true;
+end $$;
