@@ -1,9 +1,13 @@
 // The one path by which substrate output enters the journal. Lines of one session are appended in
 // order, batched (one INSERT per batch while the previous one is in flight), idempotent on
 // (session_id, line_no) so a spool replay adds nothing twice, and never dropped: a row the database
-// refuses is stored as stdout.rejected text instead.
+// refuses is stored as stdout.rejected text instead. Each row carries the raw line as its payload
+// and the substrate's neutral summary of it.
+import { clipText } from '../core/contracts/vocabulary.ts';
 import type { Sql } from '../core/db/client.ts';
-import { classifyLine } from './substrate/stream-json.ts';
+import { isDataError, isTransient } from '../core/db/errors.ts';
+import { defaultSubstrate } from './substrate/index.ts';
+import type { ClassifiedLine } from './substrate/port.ts';
 
 export interface SessionRef {
   sessionId: string;
@@ -14,6 +18,25 @@ export interface SessionRef {
 export interface NumberedLine {
   lineNo: number;
   line: Buffer;
+  /** The substrate's reading of the line, when the caller has it already (it is read once). */
+  classified?: ClassifiedLine;
+}
+
+type Classify = (line: Buffer) => ClassifiedLine;
+const classifyDefault: Classify = (line) => defaultSubstrate.classify(line);
+
+function rowJson(lineNo: number, c: Pick<ClassifiedLine, 'eventType' | 'payloadJson' | 'summaryJson'>): string {
+  return `{"line_no":${lineNo},"event_type":${JSON.stringify(c.eventType)},"payload":${c.payloadJson},"summary":${c.summaryJson ?? 'null'}}`;
+}
+
+/** A line the database refused to store as parsed, kept as text. */
+function rejectedRow(lineNo: number, line: Buffer, reason: string): string {
+  const text = line.toString('utf8');
+  return rowJson(lineNo, {
+    eventType: 'stdout.rejected',
+    payloadJson: JSON.stringify({ text, reason }),
+    summaryJson: JSON.stringify({ kind: 'raw', text: clipText(text) }),
+  });
 }
 
 export interface AppendResult {
@@ -22,12 +45,9 @@ export interface AppendResult {
 }
 
 /** Appends numbered lines in one statement; lines already journalled are skipped. */
-export async function appendLines(sql: Sql, ref: SessionRef, lines: NumberedLine[]): Promise<AppendResult> {
+export async function appendLines(sql: Sql, ref: SessionRef, lines: NumberedLine[], classify: Classify = classifyDefault): Promise<AppendResult> {
   if (lines.length === 0) return { inserted: 0, maxSeq: null };
-  const rows = lines.map(({ lineNo, line }) => {
-    const c = classifyLine(line);
-    return `{"line_no":${lineNo},"event_type":${JSON.stringify(c.eventType)},"payload":${c.payloadJson}}`;
-  });
+  const rows = lines.map(({ lineNo, line, classified }) => rowJson(lineNo, classified ?? classify(line)));
   try {
     return await insertRows(sql, ref, `[${rows.join(',')}]`);
   } catch (err) {
@@ -42,11 +62,7 @@ export async function appendLines(sql: Sql, ref: SessionRef, lines: NumberedLine
       } catch (e) {
         if (!isDataError(e)) throw e;
         const { lineNo, line } = lines[i]!;
-        const payload = JSON.stringify({
-          text: line.toString('utf8'),
-          reason: (e as Error).message.split('\n')[0],
-        });
-        r = await insertRows(sql, ref, `[{"line_no":${lineNo},"event_type":"stdout.rejected","payload":${payload}}]`);
+        r = await insertRows(sql, ref, `[${rejectedRow(lineNo, line, (e as Error).message.split('\n')[0]!)}]`);
       }
       inserted += r.inserted;
       maxSeq = r.maxSeq ?? maxSeq;
@@ -58,9 +74,9 @@ export async function appendLines(sql: Sql, ref: SessionRef, lines: NumberedLine
 async function insertRows(sql: Sql, ref: SessionRef, rowsJson: string): Promise<AppendResult> {
   const [row] = await sql<{ inserted: number; max_seq: number | null }[]>`
     with ins as (
-      insert into dispatch.events (project_id, session_id, task_id, event_type, payload, line_no)
-      select ${ref.projectId}, ${ref.sessionId}, ${ref.taskId ?? null}, t.event_type, t.payload, t.line_no
-        from jsonb_to_recordset(${rowsJson}::text::jsonb) as t(line_no integer, event_type text, payload jsonb)
+      insert into dispatch.events (project_id, session_id, task_id, event_type, payload, summary, line_no)
+      select ${ref.projectId}, ${ref.sessionId}, ${ref.taskId ?? null}, t.event_type, t.payload, t.summary, t.line_no
+        from jsonb_to_recordset(${rowsJson}::text::jsonb) as t(line_no integer, event_type text, payload jsonb, summary jsonb)
        order by t.line_no
       on conflict (session_id, line_no) where line_no is not null do nothing
       returning seq
@@ -74,11 +90,6 @@ async function insertRows(sql: Sql, ref: SessionRef, rowsJson: string): Promise<
   return { inserted: row!.inserted, maxSeq: row!.max_seq };
 }
 
-function isDataError(err: unknown): boolean {
-  const code = (err as { code?: unknown })?.code;
-  return typeof code === 'string' && (code.startsWith('22') || code === '54001');
-}
-
 export interface WriterOptions {
   /** Most lines per INSERT. */
   maxBatch?: number;
@@ -88,6 +99,8 @@ export interface WriterOptions {
   onRetry?: (err: unknown, attempt: number) => void;
   /** Called after each committed batch (a paused source may read again). */
   onProgress?: () => void;
+  /** How a line becomes a row, for lines pushed without a reading (default: the substrate in use). */
+  classify?: Classify;
 }
 
 /**
@@ -130,8 +143,9 @@ export class JournalWriter {
     }
   }
 
-  push(line: Buffer): void {
-    this.queue.push({ lineNo: this.nextLineNo++, line });
+  /** Queues the next line; `classified` is the substrate's reading of it when the caller has one. */
+  push(line: Buffer, classified?: ClassifiedLine): void {
+    this.queue.push({ lineNo: this.nextLineNo++, line, classified });
     this.running ??= this.drain();
   }
 
@@ -147,7 +161,7 @@ export class JournalWriter {
         const batch = this.queue.splice(0, this.maxBatch);
         for (let attempt = 1; ; attempt++) {
           try {
-            const r = await appendLines(this.sql, this.ref, batch);
+            const r = await appendLines(this.sql, this.ref, batch, this.opts.classify);
             this.opts.onBatch?.(r);
             this.opts.onProgress?.();
             break;
@@ -166,16 +180,4 @@ export class JournalWriter {
       this.running = null;
     }
   }
-}
-
-function isTransient(err: unknown): boolean {
-  const code = (err as { code?: unknown })?.code;
-  if (typeof code !== 'string') return true; // network errors carry errno-like codes below
-  return (
-    code.startsWith('08') || // connection exceptions
-    code === '57P01' || code === '57P02' || code === '57P03' || // admin shutdown, crash, cannot connect now
-    code === '40001' || code === '40P01' ||
-    code === 'ECONNREFUSED' || code === 'ECONNRESET' || code === 'CONNECTION_CLOSED' ||
-    code === 'CONNECTION_ENDED' || code === 'CONNECTION_DESTROYED' || code === 'CONNECT_TIMEOUT' || code === 'EPIPE'
-  );
 }

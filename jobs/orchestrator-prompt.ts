@@ -22,13 +22,6 @@ export const turnInputSchema = z.object({
 });
 export type TurnInput = z.infer<typeof turnInputSchema>;
 
-export const ORCHESTRATOR_TOOLS = [
-  'mcp__dispatch__get_project_state',
-  'mcp__dispatch__get_handoffs',
-  'mcp__dispatch__check_ruled_out',
-  'mcp__dispatch__spawn_worker',
-];
-
 export function orchestratorPrompt(projectName: string, mode: string, input: TurnInput): string {
   const parts: string[] = [];
   if (!input.resume) {

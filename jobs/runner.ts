@@ -9,7 +9,7 @@ import type { Config } from '../core/config.ts';
 import type { Sql } from '../core/db/client.ts';
 import type { Logger } from '../core/log.ts';
 import type { JobContext } from './context.ts';
-import { claudeBin } from './substrate/claude.ts';
+import { claudeCode } from './substrate/index.ts';
 import type { LiveSession } from './supervisor.ts';
 import { taskList } from './tasks/index.ts';
 import { sweepRunners } from './tasks/sweep_sessions.ts';
@@ -19,7 +19,7 @@ export interface RunnerOptions {
   sql: Sql;
   config: Config;
   log: Logger;
-  /** Environment for claude processes; defaults to this process's. */
+  /** Environment passed through to the substrate's processes; defaults to this process's. */
   childEnv?: NodeJS.ProcessEnv;
 }
 
@@ -54,9 +54,8 @@ export async function startRunner(opts: RunnerOptions): Promise<StartedRunner> {
     resultGraceMs: config.RESULT_GRACE_SECONDS * 1000,
     killGraceMs: config.KILL_GRACE_SECONDS * 1000,
     live,
+    substrate: claudeCode(opts.childEnv ?? process.env),
     config,
-    childEnv: opts.childEnv ?? process.env,
-    claudeBin: claudeBin(opts.childEnv ?? process.env),
     mcpUrl: mcpUrl(config),
   };
 

@@ -1,7 +1,8 @@
-// How to start Claude Code: the binary, its flags and its environment. Only the substrate adapter
-// knows these; everything else sees journal events.
+// Claude Code, part 1 of 3: how to start it. The binary, the flags an intent becomes, and the
+// environment. Parts 2 and 3: stream-json.ts (its stdout lines) and status.ts (its statuses).
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import type { Command, Intent, McpServerIntent } from './port.ts';
 
 const require = createRequire(import.meta.url);
 
@@ -12,26 +13,34 @@ export function claudeBin(env: NodeJS.ProcessEnv = process.env): string {
   return path.join(path.dirname(pkg), 'bin', 'claude.exe');
 }
 
-export interface ClaudeRunOptions {
-  prompt: string;
-  resume?: string;
-  allowedTools?: string[];
-  permissionMode?: string;
-  model?: string;
-  mcpConfig?: string;
-  extraArgs?: string[];
+/** How Claude Code names a tool of an MCP server. */
+export function mcpToolName(server: string, tool: string): string {
+  return `mcp__${server}__${tool}`;
 }
 
 /** The argument array for a one-shot, streamed run. Never joined into a shell string. */
-export function claudeArgs(o: ClaudeRunOptions): string[] {
-  const args = ['-p', o.prompt, '--output-format', 'stream-json', '--verbose'];
-  if (o.resume) args.push('--resume', o.resume);
-  if (o.allowedTools?.length) args.push('--allowedTools', o.allowedTools.join(','));
-  if (o.permissionMode) args.push('--permission-mode', o.permissionMode);
-  if (o.model) args.push('--model', o.model);
-  if (o.mcpConfig) args.push('--mcp-config', o.mcpConfig, '--strict-mcp-config');
-  if (o.extraArgs?.length) args.push(...o.extraArgs);
+export function claudeArgs(intent: Omit<Intent, 'role' | 'cwd'>): string[] {
+  const args = ['-p', intent.prompt, '--output-format', 'stream-json', '--verbose'];
+  if (intent.resume) args.push('--resume', intent.resume);
+  const servers = Object.entries(intent.mcpServers ?? {});
+  const tools = [...servers.flatMap(([name, s]) => s.tools.map((t) => mcpToolName(name, t))), ...(intent.tools ?? [])];
+  if (tools.length) args.push('--allowedTools', tools.join(','));
+  if (intent.permissionMode) args.push('--permission-mode', intent.permissionMode);
+  if (intent.model) args.push('--model', intent.model);
+  if (servers.length) args.push('--mcp-config', mcpConfig(servers), '--strict-mcp-config');
+  if (intent.limits?.maxBudgetUsd !== undefined) args.push('--max-budget-usd', String(intent.limits.maxBudgetUsd));
+  if (intent.limits?.maxTurns !== undefined) args.push('--max-turns', String(intent.limits.maxTurns));
+  if (intent.hooks && Object.keys(intent.hooks).length) args.push('--settings', JSON.stringify({ hooks: intent.hooks }));
+  if (intent.extraArgs?.length) args.push(...intent.extraArgs);
   return args;
+}
+
+function mcpConfig(servers: [string, McpServerIntent][]): string {
+  return JSON.stringify({
+    mcpServers: Object.fromEntries(
+      servers.map(([name, s]) => [name, { type: 'http', url: s.url, ...(s.headers ? { headers: s.headers } : {}) }]),
+    ),
+  });
 }
 
 /**
@@ -45,7 +54,26 @@ export function claudeEnv(base: NodeJS.ProcessEnv = process.env, extra: Record<s
   return env;
 }
 
-/** argv safe to journal: the prompt is replaced by its length, secrets never appear in flags. */
+/** argv safe to journal: the prompt is replaced by its length, the MCP config (it holds a token) by its server names. */
 export function redactArgs(args: string[]): string[] {
-  return args.map((a, i) => (args[i - 1] === '-p' ? `<prompt: ${a.length} chars>` : a));
+  return args.map((a, i) => {
+    if (args[i - 1] === '-p') return `<prompt: ${a.length} chars>`;
+    if (args[i - 1] === '--mcp-config') return `<mcp config: ${mcpServerNames(a)}>`;
+    return a;
+  });
+}
+
+function mcpServerNames(json: string): string {
+  try {
+    return Object.keys((JSON.parse(json) as { mcpServers?: object }).mcpServers ?? {}).join(', ');
+  } catch {
+    return 'unreadable';
+  }
+}
+
+/** The process that carries out an intent, with `base` as the environment passed through. */
+export function claudeCommand(intent: Intent, base: NodeJS.ProcessEnv): Command {
+  const bin = claudeBin(base);
+  const args = claudeArgs(intent);
+  return { bin, args, cwd: intent.cwd, env: claudeEnv(base, intent.env), display: [path.basename(bin), ...redactArgs(args)] };
 }

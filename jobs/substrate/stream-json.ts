@@ -1,17 +1,30 @@
-// Claude Code stream-json lines → typed raw journal events. The only module that knows the line
-// shapes; the substrate's own ids (session_id, message.id, uuid) stay inside the payload.
+// Claude Code, part 2 of 3: its stdout (`--output-format stream-json`). Each line is read once into
+// a typed journal row (the line itself as payload), a neutral summary for the views, and the facts
+// the supervisor needs; a journalled result is read back for its final text and usage. The
+// substrate's own ids (session_id, message.id, uuid) stay inside the payload.
+import { clipText } from '../../core/contracts/vocabulary.ts';
+import type { EventSummary } from '../../core/contracts/event.ts';
+import type { Usage } from '../../core/contracts/usage.ts';
+import type { ClassifiedLine, LineFacts, ResultReading } from './port.ts';
 
 export const OVERSIZED_BYTES = 1024 * 1024;
-
-export interface ClassifiedLine {
-  eventType: string;
-  /** The payload as JSON text, ready to embed; for JSON lines it is the line itself, unparsed twice. */
-  payloadJson: string;
-  /** The parsed object, for JSON object lines (callers may inspect it; it is not re-serialised). */
-  parsed?: Record<string, unknown>;
-}
+export const RESULT_EVENT_TYPE = 'claude.result';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
+const STREAM_SUMMARY = '{"kind":"stream"}';
+const UNKNOWN_SUMMARY = '{"kind":"unknown"}';
+const INPUT_SUMMARY_MAX = 200;
+
+type Obj = Record<string, unknown>;
+interface Block {
+  type?: unknown;
+  text?: unknown;
+  thinking?: unknown;
+  name?: unknown;
+  input?: unknown;
+  content?: unknown;
+  is_error?: unknown;
+}
 
 /** Classifies one stdout line (without its newline). Never throws. */
 export function classifyLine(line: Buffer): ClassifiedLine {
@@ -25,7 +38,7 @@ export function classifyLine(line: Buffer): ClassifiedLine {
   if (text.endsWith('\r')) text = text.slice(0, -1);
 
   if (line.length >= OVERSIZED_BYTES) {
-    return { eventType: 'stdout.oversized', payloadJson: JSON.stringify({ bytes: line.length, text }) };
+    return raw('stdout.oversized', JSON.stringify({ bytes: line.length, text }), text);
   }
 
   let value: unknown;
@@ -34,84 +47,180 @@ export function classifyLine(line: Buffer): ClassifiedLine {
   } catch (err) {
     const trimmed = text.trimStart();
     if (trimmed.startsWith('{') || trimmed.startsWith('[')) {
-      return {
-        eventType: 'stdout.truncated_json',
-        payloadJson: JSON.stringify({ text, error: (err as Error).message }),
-      };
+      return raw('stdout.truncated_json', JSON.stringify({ text, error: (err as Error).message }), text);
     }
-    return { eventType: 'stdout.non_json', payloadJson: JSON.stringify({ text }) };
+    return raw('stdout.non_json', JSON.stringify({ text }), text);
   }
 
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    return { eventType: 'claude.unknown', payloadJson: JSON.stringify({ value }) };
+    return { eventType: 'claude.unknown', payloadJson: JSON.stringify({ value }), summaryJson: UNKNOWN_SUMMARY, facts: null };
   }
   // Postgres jsonb cannot hold U+0000; keep such a line as text rather than lose it.
   if (text.includes('\\u0000')) {
-    return { eventType: 'stdout.rejected', payloadJson: JSON.stringify({ text, reason: 'contains \\u0000' }) };
+    return raw('stdout.rejected', JSON.stringify({ text, reason: 'contains \\u0000' }), text);
   }
-  const obj = value as Record<string, unknown>;
-  return { eventType: eventTypeOf(obj), payloadJson: text.trim(), parsed: obj };
+  return classifyObject(value as Obj, text.trim());
 }
 
-function eventTypeOf(obj: Record<string, unknown>): string {
+function classifyObject(obj: Obj, payloadJson: string): ClassifiedLine {
   switch (obj.type) {
-    case 'system':
-      if (obj.subtype === 'init') return 'claude.init';
-      if (obj.subtype === 'api_retry') return 'claude.api_retry';
-      return 'claude.system';
-    case 'assistant':
-      return 'claude.assistant';
-    case 'user': {
-      const content = (obj.message as { content?: unknown } | undefined)?.content;
-      const hasToolResult =
-        Array.isArray(content) && content.some((c) => (c as { type?: unknown })?.type === 'tool_result');
-      return hasToolResult ? 'claude.tool_result' : 'claude.user';
-    }
-    case 'result':
-      return 'claude.result';
     case 'stream_event':
-      return 'claude.stream_event';
+      return { eventType: 'claude.stream_event', payloadJson, summaryJson: STREAM_SUMMARY, facts: null };
+    case 'assistant':
+      return { eventType: 'claude.assistant', payloadJson, summaryJson: summary(assistantSummary(obj)), facts: null };
+    case 'user': {
+      const blocks = contentOf(obj);
+      const results = blocks.filter((b) => b.type === 'tool_result');
+      if (results.length) {
+        return {
+          eventType: 'claude.tool_result',
+          payloadJson,
+          summaryJson: summary({
+            kind: 'tool_result',
+            ...textOf(results.map((b) => contentText(b.content)).join('\n')),
+            is_error: results.some((b) => b.is_error === true),
+          }),
+          facts: null,
+        };
+      }
+      const said = typeof (obj.message as Obj | undefined)?.content === 'string'
+        ? ((obj.message as Obj).content as string)
+        : blocks.map((b) => (typeof b.text === 'string' ? b.text : '')).join('\n');
+      return { eventType: 'claude.user', payloadJson, summaryJson: summary({ kind: 'user', ...textOf(said) }), facts: null };
+    }
+    case 'system': {
+      const facts = sessionFacts(obj);
+      if (obj.subtype === 'init') {
+        return { eventType: 'claude.init', payloadJson, summaryJson: summary({ kind: 'init', ...textOf(str(obj.model)) }), facts };
+      }
+      if (obj.subtype === 'api_retry') {
+        const retry = { status: num(obj.error_status), error: str(obj.error) };
+        const why = [retry.status, retry.error].filter((x) => x !== null).join(' ');
+        const attempt = `attempt ${String(obj.attempt ?? '?')}/${String(obj.max_retries ?? '?')}`;
+        return {
+          eventType: 'claude.api_retry',
+          payloadJson,
+          summaryJson: summary({ kind: 'retry', text: why ? `${attempt}: ${why}` : attempt, is_error: true }),
+          facts: { ...facts, retry },
+        };
+      }
+      return { eventType: 'claude.system', payloadJson, summaryJson: summary({ kind: 'system', ...textOf(str(obj.subtype)) }), facts };
+    }
+    case 'result': {
+      const result = {
+        isError: obj.is_error === true,
+        kind: str(obj.subtype),
+        text: str(obj.result),
+        errorStatus: num(obj.api_error_status),
+      };
+      return {
+        eventType: RESULT_EVENT_TYPE,
+        payloadJson,
+        summaryJson: summary({ kind: 'result', ...textOf(result.text ?? result.kind ?? ''), is_error: result.isError }),
+        facts: { ...sessionFacts(obj), result },
+      };
+    }
     default:
-      return 'claude.unknown';
+      return { eventType: 'claude.unknown', payloadJson, summaryJson: UNKNOWN_SUMMARY, facts: null };
   }
+}
+
+function assistantSummary(obj: Obj): EventSummary {
+  const blocks = contentOf(obj);
+  const words: string[] = [];
+  const thoughts: string[] = [];
+  let tool: Block | undefined;
+  for (const b of blocks) {
+    if (b.type === 'text' && typeof b.text === 'string') words.push(b.text);
+    else if (b.type === 'thinking' && typeof b.thinking === 'string') thoughts.push(b.thinking);
+    else if (b.type === 'tool_use') tool ??= b;
+  }
+  const isError = obj.error !== undefined && obj.error !== null ? { is_error: true } : {};
+  if (tool) {
+    return {
+      kind: 'tool_use',
+      tool: typeof tool.name === 'string' ? tool.name : 'tool',
+      input_summary: inputSummary(tool.input),
+      ...textOf(words.join('\n')),
+      ...isError,
+    };
+  }
+  if (!words.length && thoughts.length) return { kind: 'thinking', ...textOf(thoughts.join('\n')) };
+  return { kind: 'text', ...textOf(words.join('\n')), ...isError };
+}
+
+/** A tool call's input in one short line: its most telling string field, else compact JSON. */
+function inputSummary(input: unknown): string {
+  if (input && typeof input === 'object' && !Array.isArray(input)) {
+    const o = input as Obj;
+    for (const k of ['command', 'file_path', 'path', 'pattern', 'url', 'query', 'description', 'prompt', 'approach', 'brief']) {
+      if (typeof o[k] === 'string') return oneLine(o[k] as string, INPUT_SUMMARY_MAX);
+    }
+  }
+  return oneLine(JSON.stringify(input ?? null) ?? '', INPUT_SUMMARY_MAX);
+}
+
+function contentOf(obj: Obj): Block[] {
+  const c = (obj.message as { content?: unknown } | undefined)?.content;
+  return Array.isArray(c) ? (c.filter((b) => b && typeof b === 'object') as Block[]) : [];
+}
+
+function contentText(c: unknown): string {
+  if (typeof c === 'string') return c;
+  if (Array.isArray(c)) return c.map((x) => (x && typeof x === 'object' && typeof (x as Block).text === 'string' ? (x as Block).text : '')).join('\n');
+  return '';
+}
+
+function sessionFacts(obj: Obj): LineFacts {
+  return typeof obj.session_id === 'string' ? { substrateSessionId: obj.session_id } : {};
+}
+
+function raw(eventType: string, payloadJson: string, text: string): ClassifiedLine {
+  return { eventType, payloadJson, summaryJson: summary({ kind: 'raw', ...textOf(text) }), facts: null };
 }
 
 function binary(line: Buffer, reason: 'invalid_utf8' | 'nul_byte'): ClassifiedLine {
   return {
     eventType: 'stdout.binary',
     payloadJson: JSON.stringify({ reason, bytes: line.length, base64: line.toString('base64') }),
+    summaryJson: summary({ kind: 'raw', text: `(${line.length} bytes that are not text: ${reason.replace('_', ' ')})` }),
+    facts: null,
   };
 }
 
-/** Splits a byte stream into lines on \n, keeping bytes intact (no decoding here). */
-export class LineSplitter {
-  private pending: Buffer[] = [];
+function summary(s: EventSummary): string {
+  return JSON.stringify(s);
+}
 
-  constructor(private readonly onLine: (line: Buffer) => void) {}
+/** `{text}` clipped to the summary limit, or nothing for an empty text. */
+function textOf(text: string | null): { text?: string } {
+  return text ? { text: clipText(text) } : {};
+}
 
-  push(chunk: Buffer): void {
-    let start = 0;
-    for (;;) {
-      const nl = chunk.indexOf(0x0a, start);
-      if (nl === -1) break;
-      const piece = chunk.subarray(start, nl);
-      if (this.pending.length) {
-        this.pending.push(piece);
-        this.onLine(Buffer.concat(this.pending));
-        this.pending = [];
-      } else {
-        this.onLine(Buffer.from(piece));
-      }
-      start = nl + 1;
-    }
-    if (start < chunk.length) this.pending.push(Buffer.from(chunk.subarray(start)));
-  }
+function oneLine(s: string, max: number): string {
+  return clipText(s.replace(/\s+/g, ' ').trim(), max);
+}
 
-  /** Emits a last line that had no newline (a truncated final write is still a line). */
-  end(): void {
-    if (this.pending.length) {
-      this.onLine(Buffer.concat(this.pending));
-      this.pending = [];
-    }
-  }
+const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+const num = (v: unknown): number | null => (typeof v === 'number' ? v : null);
+
+/** The final text and usage of a journalled result payload; null when it is not one. */
+export function readResult(payload: unknown): ResultReading | null {
+  if (!payload || typeof payload !== 'object' || (payload as Obj).type !== 'result') return null;
+  const p = payload as Obj;
+  return { text: str(p.result) ?? '', isError: p.is_error === true, usage: usageOf(p) };
+}
+
+function usageOf(p: Obj): Usage | null {
+  const u = p.usage as Obj | undefined;
+  if (!u || typeof u !== 'object') return null;
+  const tokens = (v: unknown) => (typeof v === 'number' && Number.isInteger(v) && v >= 0 ? v : 0);
+  return {
+    cost_usd: typeof p.total_cost_usd === 'number' && p.total_cost_usd >= 0 ? p.total_cost_usd : null,
+    input_tokens: tokens(u.input_tokens),
+    output_tokens: tokens(u.output_tokens),
+    cache_read_tokens: tokens(u.cache_read_input_tokens),
+    cache_creation_tokens: tokens(u.cache_creation_input_tokens),
+    models: p.modelUsage && typeof p.modelUsage === 'object' ? Object.keys(p.modelUsage) : [],
+  };
 }

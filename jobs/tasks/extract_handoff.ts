@@ -1,10 +1,10 @@
-// extract_handoff {task_id}: run the extractor — another Claude Code process, journalled as a session
+// extract_handoff {task_id}: run the extractor — another substrate process, journalled as a session
 // with role extractor under the worker's session — over the worker's final result text (D-15, D-21).
 import type { Task } from 'graphile-worker';
 import { taskPayload, type JobContext } from '../context.ts';
 import { extractorPrompt, loadContract } from '../handoff-contract.ts';
-import { claudeArgs } from '../substrate/claude.ts';
-import { endNotClean, lastResult, latestSession, loadTask, projectConfig, runOrAdopt } from './shared.ts';
+import { extractorIntent } from '../intents.ts';
+import { endNotClean, lastResult, latestSession, loadTask, projectConfig, runOrAdopt, workDir } from './shared.ts';
 
 export function extractHandoff(ctx: JobContext): Task {
   return async (raw, helpers) => {
@@ -20,9 +20,8 @@ export function extractHandoff(ctx: JobContext): Task {
     if (!previous?.ended_at) {
       const result = await lastResult(ctx, worker.id);
       const prompt = extractorPrompt(await loadContract(ctx.sql), task.brief, result.text);
-      const pc = projectConfig(task);
-      const args = claudeArgs({ prompt, model: pc.model, extraArgs: pc.extractor_args ?? [] });
-      const { outcome } = await runOrAdopt(ctx, task, 'extractor', args, helpers.abortSignal, worker.id);
+      const intent = extractorIntent(prompt, projectConfig(task), workDir(ctx, task));
+      const { outcome } = await runOrAdopt(ctx, task, intent, helpers.abortSignal, worker.id);
       status = outcome.status;
       reason = outcome.reason;
     }

@@ -1,15 +1,14 @@
-// orchestrator_turn {project_id}: one turn of the project's orchestrator — one `claude -p` run that
-// resumes the project's Claude session, loads the dispatch MCP server scoped to the project, and is
+// orchestrator_turn {project_id}: one turn of the project's orchestrator — one substrate run that
+// resumes the project's conversation, loads the dispatch MCP server scoped to the project, and is
 // given (verbatim) the pending messages, new handoffs and not-clean statuses. Turn boundary = exit.
 // One turn at a time per project (a named queue); afterwards the working set is journalled.
-import path from 'node:path';
-import fs from 'node:fs';
 import type { Task } from 'graphile-worker';
 import { z } from 'zod';
+import { parseProjectConfig } from '../../core/contracts/project-config.ts';
+import type { WorkingSet } from '../../core/contracts/working-set.ts';
 import type { JobContext } from '../context.ts';
-import { projectConfigSchema } from '../context.ts';
-import { ORCHESTRATOR_TOOLS, orchestratorPrompt, turnInputSchema, type TurnInput } from '../orchestrator-prompt.ts';
-import { claudeArgs, claudeEnv } from '../substrate/claude.ts';
+import { orchestratorIntent, projectCwd } from '../intents.ts';
+import { orchestratorPrompt, turnInputSchema, type TurnInput } from '../orchestrator-prompt.ts';
 import { superviseSession, type Outcome } from '../supervisor.ts';
 
 const payload = z.object({ project_id: z.string().uuid() });
@@ -25,7 +24,7 @@ export function orchestratorTurn(ctx: JobContext): Task {
     const { project_id } = payload.parse(raw);
     const [project] = await ctx.sql<ProjectRow[]>`select id, name, config from dispatch.projects where id = ${project_id}`;
     if (!project) return;
-    const pc = projectConfigSchema.parse(project.config ?? {});
+    const pc = parseProjectConfig(project.config);
     const mode = pc.mode ?? 'autonomous';
 
     // A turn claimed earlier whose runner went away is finished first (started → adopt, else start).
@@ -49,20 +48,8 @@ export function orchestratorTurn(ctx: JobContext): Task {
       select event_id from dispatch.events where session_id = ${sessionId} and event_type = 'orchestrator.turn_input' limit 1`;
     const outcome = await superviseSession(ctx, { ...spec, causeEventId: cause?.event_id ?? null }, open, async () => {
       const [tok] = await ctx.sql<{ t: string }[]>`select dispatch.issue_mcp_token(${project_id}, ${sessionId}) as t`;
-      const mcpConfig = JSON.stringify({
-        mcpServers: { dispatch: { type: 'http', url: ctx.mcpUrl, headers: { Authorization: `Bearer ${tok!.t}` } } },
-      });
-      const args = claudeArgs({
-        prompt: orchestratorPrompt(project.name, mode, input),
-        resume: input.resume ?? undefined,
-        allowedTools: [...ORCHESTRATOR_TOOLS, ...(pc.orchestrator_tools ?? [])],
-        permissionMode: pc.permission_mode,
-        model: pc.model,
-        mcpConfig,
-      });
-      const cwd = pc.cwd ?? path.join(ctx.dataDir, 'work', project_id);
-      fs.mkdirSync(cwd, { recursive: true });
-      return { bin: ctx.claudeBin, args, cwd, env: claudeEnv(ctx.childEnv) };
+      const turn = { prompt: orchestratorPrompt(project.name, mode, input), resume: input.resume, mcpUrl: ctx.mcpUrl, mcpToken: tok!.t };
+      return orchestratorIntent(turn, pc, projectCwd(ctx.dataDir, project_id, pc));
     }, helpers.abortSignal);
     await ctx.sql`update dispatch.mcp_tokens set revoked_at = now() where session_id = ${sessionId} and revoked_at is null`;
     await journalWorkingSet(ctx, project_id, mode, input, outcome);
@@ -73,7 +60,7 @@ export function orchestratorTurn(ctx: JobContext): Task {
 /** The orchestrator's working set after a turn (FR-006), derived from the journal. */
 async function journalWorkingSet(ctx: JobContext, projectId: string, mode: string, input: TurnInput, outcome: Outcome): Promise<void> {
   const sessionId = input.session_id;
-  const inFlight = await ctx.sql`
+  const inFlight = await ctx.sql<{ task_id: string; status: string; attempt: number; brief: string; approach: string | null }[]>`
     select id as task_id, status, attempt, left(brief, 200) as brief, approach from dispatch.tasks
      where project_id = ${projectId} and ended_at is null order by created_at`;
   const spawned = await ctx.sql<{ id: string }[]>`select id from dispatch.tasks where spawned_by_session = ${sessionId} order by created_at`;
@@ -82,8 +69,8 @@ async function journalWorkingSet(ctx: JobContext, projectId: string, mode: strin
   const backingOff = await ctx.sql<{ id: string; status_reason: string }[]>`
     select id, status_reason from dispatch.tasks where project_id = ${projectId} and ended_at is null and status = 'queued' and attempt > 1`;
   const needsUser = await ctx.sql<{ id: string; status: string; status_reason: string | null }[]>`
-    select id, status, status_reason from dispatch.tasks
-     where project_id = ${projectId} and status in ('extraction_failed', 'gated') order by ended_at desc limit 5`;
+    select t.id, t.status, t.status_reason from dispatch.tasks t join dispatch.statuses s on s.name = t.status
+     where t.project_id = ${projectId} and s.needs_user order by t.ended_at desc limit 5`;
   const lastMessage = outcome.facts.resultText ?? null;
 
   // Where and why the loop stopped, when it did (SC-4's note): a diagnosable stop, not a silence.
@@ -101,22 +88,21 @@ async function journalWorkingSet(ctx: JobContext, projectId: string, mode: strin
     else stop = { where: 'orchestrator', why: 'the orchestrator ended its turn without starting more work' };
   }
 
-  await ctx.sql`
-    insert into dispatch.events (project_id, session_id, event_type, payload)
-    values (${projectId}, ${sessionId}, 'orchestrator.working_set', ${ctx.sql.json({
-      session_id: sessionId,
-      turn_status: outcome.status,
-      turn_reason: outcome.reason,
-      mode,
-      in_flight: [...inFlight] as never,
-      spawned: spawned.map((s) => s.id),
-      refused: refused.map((r) => r.approach),
-      handoffs_given: input.handoffs.map((h) => h.handoff_id),
-      messages_delivered: input.messages.map((m) => m.message_id),
-      focus: input.focus as never,
-      live_thread: input.focus?.thread_id ?? null,
-      last_message: lastMessage ? lastMessage.slice(0, 4000) : null,
-      needs_user: [...needsUser] as never,
-      stop: stop as never,
-    })})`;
+  const workingSet: WorkingSet = {
+    session_id: sessionId,
+    turn_status: outcome.status,
+    turn_reason: outcome.reason,
+    mode,
+    in_flight: [...inFlight],
+    spawned: spawned.map((s) => s.id),
+    refused: refused.map((r) => r.approach),
+    handoffs_given: input.handoffs.map((h) => h.handoff_id),
+    messages_delivered: input.messages.map((m) => m.message_id),
+    focus: input.focus,
+    live_thread: input.focus?.thread_id ?? null,
+    last_message: lastMessage ? lastMessage.slice(0, 4000) : null,
+    needs_user: [...needsUser],
+    stop,
+  };
+  await ctx.sql`select dispatch.journal_working_set(${projectId}, ${sessionId}, ${ctx.sql.json(workingSet as never)})`;
 }

@@ -66,10 +66,7 @@ export function pushNotify(ctx: JobContext): Task {
         continue;
       }
       if (status === 404 || status === 410) {
-        await ctx.sql.begin(async (tx) => {
-          await tx`delete from dispatch.push_subscriptions where id = ${sub.id}`;
-          await tx`insert into dispatch.events (event_type, payload) values ('push.subscription_removed', ${tx.json({ subscription_id: sub.id, status })})`;
-        });
+        await ctx.sql`select dispatch.remove_push_subscription(${sub.id}, ${status})`;
       } else if (status >= 200 && status < 300) {
         await ctx.sql`insert into dispatch.push_deliveries (subscription_id, event_id, status) values (${sub.id}, ${event_id}, ${status})
                       on conflict do nothing`;

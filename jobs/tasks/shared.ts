@@ -1,8 +1,9 @@
 // Queries and steps the task jobs share: loading a task, running or re-adopting one session.
-import path from 'node:path';
+import { projectConfigOrDefault, type ProjectConfig } from '../../core/contracts/project-config.ts';
+import type { Status } from '../../core/contracts/status.ts';
 import type { JobContext, SessionRow, TaskRow } from '../context.ts';
-import { projectConfigSchema, type ProjectConfig } from '../context.ts';
-import { claudeEnv } from '../substrate/claude.ts';
+import { projectCwd } from '../intents.ts';
+import type { Intent } from '../substrate/port.ts';
 import { superviseSession, type Outcome } from '../supervisor.ts';
 
 export async function loadTask(ctx: JobContext, taskId: string): Promise<TaskRow | undefined> {
@@ -14,21 +15,21 @@ export async function loadTask(ctx: JobContext, taskId: string): Promise<TaskRow
   return row;
 }
 
+/** The task's project config; one that does not fit counts as empty. */
 export function projectConfig(task: TaskRow): ProjectConfig {
-  const parsed = projectConfigSchema.safeParse(task.project_config ?? {});
-  return parsed.success ? parsed.data : {};
+  return projectConfigOrDefault(task.project_config);
 }
 
 export function workDir(ctx: JobContext, task: TaskRow): string {
-  return projectConfig(task).cwd ?? path.join(ctx.dataDir, 'work', task.project_id);
+  return projectCwd(ctx.dataDir, task.project_id, projectConfig(task));
 }
 
 /** A session's final result line: its event id and its result text ('' when there is none). */
 export async function lastResult(ctx: JobContext, sessionId: string): Promise<{ eventId: string | null; text: string }> {
-  const [row] = await ctx.sql<{ event_id: string; text: string | null }[]>`
-    select event_id, payload->>'result' as text from dispatch.events
-     where session_id = ${sessionId} and event_type = 'claude.result' order by seq desc limit 1`;
-  return { eventId: row?.event_id ?? null, text: row?.text ?? '' };
+  const [row] = await ctx.sql<{ event_id: string; payload: unknown }[]>`
+    select event_id, payload from dispatch.events
+     where session_id = ${sessionId} and event_type = ${ctx.substrate.resultEventType} order by seq desc limit 1`;
+  return { eventId: row?.event_id ?? null, text: (row && ctx.substrate.readResult(row.payload)?.text) ?? '' };
 }
 
 /** The newest session of a role for the task's current attempt. */
@@ -42,17 +43,17 @@ export async function latestSession(ctx: JobContext, task: TaskRow, role: string
 }
 
 /**
- * Runs a new session of the role for the task's current attempt, or re-adopts the open one (its
- * runner died or stopped); see superviseSession.
+ * Runs a new session for the intent, for the task's current attempt, or re-adopts the open one of
+ * its role (its runner died or stopped); see superviseSession.
  */
 export async function runOrAdopt(
   ctx: JobContext,
   task: TaskRow,
-  role: string,
-  args: string[],
+  intent: Intent,
   abort: AbortSignal,
   parentSessionId: string | null = null,
 ): Promise<{ outcome: Outcome; sessionId: string }> {
+  const role = intent.role;
   let open = await latestSession(ctx, task, role);
   if (open?.ended_at) open = undefined;
   let sessionId = open?.id;
@@ -67,12 +68,12 @@ export async function runOrAdopt(
      where task_id = ${task.id} and event_type in ('task.submitted', 'policy.decision', 'session.exited')
      order by seq desc limit 1`;
   const spec = { sessionId, projectId: task.project_id, taskId: task.id, role, causeEventId: cause?.event_id ?? null };
-  const outcome = await superviseSession(ctx, spec, open, () => ({ bin: ctx.claudeBin, args, cwd: workDir(ctx, task), env: claudeEnv(ctx.childEnv) }), abort);
+  const outcome = await superviseSession(ctx, spec, open, () => intent, abort);
   return { outcome, sessionId };
 }
 
 /** Ends the task with a not-clean status and lets the return policy decide what follows. */
-export async function endNotClean(ctx: JobContext, taskId: string, status: string, reason: string, details: object = {}): Promise<void> {
+export async function endNotClean(ctx: JobContext, taskId: string, status: Status, reason: string, details: object = {}): Promise<void> {
   await ctx.sql.begin(async (tx) => {
     await tx`select dispatch.set_task_status(${taskId}, ${status}, ${reason}, ${tx.json(details as Record<string, never>)})`;
     await tx`select dispatch.apply_return_policy(${taskId})`;

@@ -1,14 +1,10 @@
 // spawn_worker {task_id}: run one one-shot worker for the task's current attempt, journal it, derive
 // its status, then hand over to extract_handoff (success) or the return policy (anything else).
 import type { Task } from 'graphile-worker';
-import { taskPayload, type JobContext, type TaskRow } from '../context.ts';
-import { claudeArgs } from '../substrate/claude.ts';
-import { endNotClean, latestSession, loadTask, projectConfig, runOrAdopt } from './shared.ts';
-
-/** The worker's prompt: the brief verbatim, then the approach it was given. */
-export function workerPrompt(task: Pick<TaskRow, 'brief' | 'approach'>): string {
-  return task.approach ? `${task.brief}\n\nApproach: ${task.approach}` : task.brief;
-}
+import type { Status } from '../../core/contracts/status.ts';
+import { taskPayload, type JobContext } from '../context.ts';
+import { workerIntent } from '../intents.ts';
+import { endNotClean, latestSession, loadTask, projectConfig, runOrAdopt, workDir } from './shared.ts';
 
 export function spawnWorker(ctx: JobContext): Task {
   return async (raw, helpers) => {
@@ -17,27 +13,20 @@ export function spawnWorker(ctx: JobContext): Task {
     if (!task || task.ended_at) return; // gone, or already over (cancelled while queued)
 
     const previous = await latestSession(ctx, task, 'worker');
-    if (previous?.ended_at) return afterWorker(ctx, task_id, previous.status, ''); // exit journalled, follow-up lost
+    if (previous?.ended_at) return afterWorker(ctx, task_id, previous.status as Status, ''); // exit journalled, follow-up lost
     if (task.cancel_requested_at && !previous) {
       await endNotClean(ctx, task_id, 'cancelled', 'cancelled before it started');
       return;
     }
     if (!previous) await ctx.sql`select dispatch.set_task_status(${task_id}, 'running', ${`attempt ${task.attempt} started`})`;
 
-    const pc = projectConfig(task);
-    const args = claudeArgs({
-      prompt: workerPrompt(task),
-      allowedTools: pc.allowed_tools,
-      permissionMode: pc.permission_mode,
-      model: pc.model,
-      extraArgs: [...(ctx.config.CLAUDE_ARGS ?? []), ...(pc.extra_args ?? [])],
-    });
-    const { outcome } = await runOrAdopt(ctx, task, 'worker', args, helpers.abortSignal);
+    const intent = workerIntent(task, projectConfig(task), workDir(ctx, task), ctx.config);
+    const { outcome } = await runOrAdopt(ctx, task, intent, helpers.abortSignal);
     await afterWorker(ctx, task_id, outcome.status, outcome.reason);
   };
 }
 
-async function afterWorker(ctx: JobContext, taskId: string, status: string, reason: string): Promise<void> {
+async function afterWorker(ctx: JobContext, taskId: string, status: Status, reason: string): Promise<void> {
   const task = await loadTask(ctx, taskId);
   if (!task || task.ended_at) return;
   if (task.cancel_requested_at) {

@@ -4,7 +4,7 @@
 import type { Task } from 'graphile-worker';
 import type { Sql } from '../../core/db/client.ts';
 import type { JobContext } from '../context.ts';
-import { isAlive } from '../supervisor.ts';
+import { isAlive } from '../../core/process.ts';
 
 export const RUNNER_STALE_SECONDS = 30;
 
@@ -13,16 +13,7 @@ export async function sweepRunners(sql: Sql, host: string, self: string): Promis
     select id, host, pid, worker_ids, heartbeat_at < now() - make_interval(secs => ${RUNNER_STALE_SECONDS}) as stale
       from dispatch.runners where stopped_at is null and id <> ${self}`;
   const dead = runners.filter((r) => r.stale || (r.host === host && !isAlive(r.pid)));
-  for (const r of dead) {
-    await sql.begin(async (tx) => {
-      const [claimed] = await tx<{ id: string }[]>`
-        update dispatch.runners set stopped_at = now() where id = ${r.id} and stopped_at is null returning id`;
-      if (!claimed) return; // another runner swept it first
-      if (r.worker_ids.length) await tx`select graphile_worker.force_unlock_workers(${r.worker_ids}::text[])`;
-      await tx`insert into dispatch.events (event_type, payload)
-               values ('runner.lost', ${tx.json({ runner_id: r.id, host: r.host, pid: r.pid, worker_ids: r.worker_ids })})`;
-    });
-  }
+  for (const r of dead) await sql`select dispatch.runner_lost(${r.id})`;
   return dead.map((r) => r.id);
 }
 

@@ -20,10 +20,8 @@ export function validateHandoffJob(ctx: JobContext): Task {
     const verdict = validateHandoff(await loadContract(ctx.sql), answer.text);
 
     if (!verdict.ok) {
-      await ctx.sql`
-        insert into dispatch.events (project_id, session_id, task_id, event_type, payload)
-        values (${task.project_id}, ${extractor.id}, ${task_id}, 'handoff.rejected',
-                ${ctx.sql.json({ errors: verdict.errors as unknown as Record<string, string>[], answer: answer.text.slice(0, 4000), attempt: task.attempt })})`;
+      await ctx.sql`select dispatch.reject_handoff(${task_id}, ${extractor.id}, ${ctx.sql.json(verdict.errors as never)},
+                                                  ${answer.text}, ${task.attempt})`;
       const summary = verdict.errors.map((e) => `${e.field}: ${e.message}`).join('; ');
       await endNotClean(ctx, task_id, 'extraction_failed', `handoff failed the gate: ${summary}`);
       return;

@@ -3,7 +3,7 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { JournalWriter } from '../../jobs/journal-writer.ts';
-import { LineSplitter } from '../../jobs/substrate/stream-json.ts';
+import { LineSplitter } from '../../jobs/session/line-splitter.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { makeSession, sessionRows } from '../helpers/journal.ts';
 

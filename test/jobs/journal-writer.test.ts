@@ -2,7 +2,8 @@
 // and never dropping a line however malformed.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { JournalWriter, appendLines, type SessionRef } from '../../jobs/journal-writer.ts';
-import { LineSplitter, OVERSIZED_BYTES } from '../../jobs/substrate/stream-json.ts';
+import { LineSplitter } from '../../jobs/session/line-splitter.ts';
+import { OVERSIZED_BYTES } from '../../jobs/substrate/stream-json.ts';
 import { createTestDb, waitFor, type TestDb } from '../helpers/db.ts';
 import { fixtureStdout, makeSession, sessionRows } from '../helpers/journal.ts';
 

@@ -1,0 +1,76 @@
+// The clocks of one session: silence past the stall threshold (and the output that ends it), a
+// process that lives on after its result (stopped after the grace period), and the way a stop
+// escalates (SIGTERM to the process group, SIGKILL after the kill grace).
+
+export interface WatchdogOptions {
+  stallMs: number;
+  resultGraceMs: number;
+  killGraceMs: number;
+  /** Signals the session's process group. */
+  kill(signal: NodeJS.Signals): void;
+  /** The session went silent for `silentMs` while its process lives. */
+  onStall(silentMs: number): void;
+  /** A stalled session printed again. */
+  onResume(): void;
+  /** Why the session is being stopped (for the log). */
+  onTerminate(reason: string): void;
+}
+
+export class Watchdog {
+  private lastOutput = Date.now();
+  private stalled = false;
+  private ended = false;
+  private stallTimer: NodeJS.Timeout | null = null;
+  private resultTimer: NodeJS.Timeout | null = null;
+  private killTimer: NodeJS.Timeout | null = null;
+  /** Set when the watchdog stopped a process that lived on after its result. */
+  endedAfterResult = false;
+
+  constructor(private readonly o: WatchdogOptions) {}
+
+  /** Starts the stall clock. */
+  start(): void {
+    this.stallTimer = setInterval(() => this.checkStall(), Math.max(50, Math.min(1000, this.o.stallMs / 4)));
+  }
+
+  /** The process printed something. */
+  output(): void {
+    this.lastOutput = Date.now();
+    if (this.stalled) {
+      this.stalled = false;
+      this.o.onResume();
+    }
+  }
+
+  /** The process printed its result: it has resultGraceMs to exit on its own (called again, it waits on). */
+  resultArrived(): void {
+    if (this.resultTimer || this.endedAfterResult || this.ended) return;
+    this.resultTimer = setTimeout(() => {
+      this.endedAfterResult = true;
+      this.terminate(`result arrived but the process did not exit within ${this.o.resultGraceMs} ms`);
+    }, this.o.resultGraceMs);
+  }
+
+  /** Stops the process: SIGTERM now, SIGKILL after the kill grace unless it is gone by then. */
+  terminate(reason: string): void {
+    this.o.onTerminate(reason);
+    this.o.kill('SIGTERM');
+    this.killTimer ??= setTimeout(() => this.o.kill('SIGKILL'), this.o.killGraceMs);
+  }
+
+  /** Every clock off (the session ended or was left for another runner). */
+  stop(): void {
+    this.ended = true;
+    if (this.stallTimer) clearInterval(this.stallTimer);
+    if (this.resultTimer) clearTimeout(this.resultTimer);
+    if (this.killTimer) clearTimeout(this.killTimer);
+  }
+
+  private checkStall(): void {
+    const silent = Date.now() - this.lastOutput;
+    if (!this.stalled && silent >= this.o.stallMs) {
+      this.stalled = true;
+      this.o.onStall(silent);
+    }
+  }
+}
