@@ -104,9 +104,7 @@ export function buildMcpServer(deps: Deps, scope: McpScope): McpServer {
     async ({ brief, approach, plan_ref, override_reason }) => {
       const matches = await ruledOut(approach);
       if (matches.length && !override_reason) {
-        await sql`insert into dispatch.events (project_id, session_id, event_type, payload)
-                  values (${scope.projectId}, ${scope.sessionId}, 'spawn.refused',
-                          ${sql.json({ approach, brief: brief.slice(0, 2000), matches: matches as never })})`;
+        await sql`select dispatch.refuse_spawn(${scope.projectId}, ${scope.sessionId}, ${approach}, ${brief}, ${sql.json(matches as never)})`;
         return text(
           {
             refused: true,
@@ -118,9 +116,8 @@ export function buildMcpServer(deps: Deps, scope: McpScope): McpServer {
       }
       const id = await sql.begin(async (tx) => {
         if (matches.length) {
-          await tx`insert into dispatch.events (project_id, session_id, event_type, payload)
-                   values (${scope.projectId}, ${scope.sessionId}, 'spawn.override',
-                           ${tx.json({ approach, override_reason: override_reason!, matches: matches as never })})`;
+          await tx`select dispatch.override_spawn(${scope.projectId}, ${scope.sessionId}, ${approach}, ${override_reason!},
+                                                  ${tx.json(matches as never)})`;
         }
         const [t] = await tx<{ id: string }[]>`
           select dispatch.submit_task(${scope.projectId}, ${brief}, ${approach}, null, ${plan_ref ?? null}, ${scope.sessionId}) as id`;

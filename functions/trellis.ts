@@ -2,8 +2,10 @@
 // over HTTP from TRELLIS_URL. Read-only. Down, slow (1 s budget) or misconfigured → {available:
 // false, reason} quickly, and nothing else waits on it.
 import { z } from 'zod';
+import { TrellisThreadSchema as Thread, type TrellisView } from '../core/contracts/trellis.ts';
 
-const Thread = z.object({ id: z.union([z.string(), z.number()]) }).passthrough();
+export type { TrellisView };
+
 const ThreadList = z.union([z.array(Thread), z.object({ threads: z.array(Thread) }).transform((o) => o.threads)]);
 const Detail = Thread.extend({ recent_context: z.array(z.unknown()).optional(), context: z.array(z.unknown()).optional() });
 
@@ -13,10 +15,6 @@ export const routesSchema = z.object({
   detail: z.string().default('/threads/{id}'),
 });
 export type TrellisRoutes = z.infer<typeof routesSchema>;
-
-export type TrellisView =
-  | { available: true; live_thread: z.infer<typeof Thread> | null; threads: z.infer<typeof Thread>[]; recent_context: unknown[] }
-  | { available: false; reason: string };
 
 export interface TrellisOptions {
   url?: string;

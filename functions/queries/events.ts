@@ -1,24 +1,27 @@
 // Journal reads: the envelope columns as the API shows them, and paging in seq order.
+import type { EventRow } from '../../core/contracts/event.ts';
 import type { Sql } from '../../core/db/client.ts';
+import { iso, selectList } from './columns.ts';
 
-export interface EventRow {
-  event_id: string;
-  seq: number;
-  project_id: string | null;
-  session_id: string | null;
-  task_id: string | null;
-  parent_id: string | null;
-  thread_id: number | null;
-  message_id: string | null;
-  event_type: string;
-  tier: 'raw' | 'derived';
-  payload: unknown;
-  line_no: number | null;
-  created_at: Date;
-}
+export type { EventRow };
 
-export const EVENT_COLUMNS =
-  'event_id, seq, project_id, session_id, task_id, parent_id, thread_id, message_id, event_type, tier, payload, line_no, created_at';
+/** Select list over `dispatch.events`: the row as GET /api/events and the stream show it. */
+export const EVENT_COLUMNS = selectList<EventRow>({
+  event_id: 'event_id',
+  seq: 'seq',
+  project_id: 'project_id',
+  session_id: 'session_id',
+  task_id: 'task_id',
+  parent_id: 'parent_id',
+  thread_id: 'thread_id',
+  message_id: 'message_id',
+  event_type: 'event_type',
+  tier: 'tier',
+  payload: 'payload',
+  summary: 'summary',
+  line_no: 'line_no',
+  created_at: iso('created_at'),
+});
 
 export interface EventPage {
   after: number;

@@ -4,8 +4,10 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { json, newRouter } from './openapi.ts';
 import { AppError } from '../errors.ts';
+import { ErrorBody, Uuid } from '../../core/contracts/common.ts';
+import { EventSchema } from '../../core/contracts/event.ts';
 import { pageEvents } from '../queries/events.ts';
-import { ErrorBody, EventSchema, EventsQuery, Uuid } from '../schemas.ts';
+import { EventsQuery } from '../schemas.ts';
 
 export const HEARTBEAT_MS = 15_000;
 export const RETRY_MS = 2000;
@@ -36,7 +38,7 @@ export function eventRoutes() {
       async (c) => {
         const q = c.req.valid('query');
         const events = await pageEvents(c.var.deps.sql, q);
-        return c.json({ events: events as unknown as z.infer<typeof EventSchema>[], next_after: events.at(-1)?.seq ?? q.after }, 200);
+        return c.json({ events, next_after: events.at(-1)?.seq ?? q.after }, 200);
       },
     )
     .openapi(

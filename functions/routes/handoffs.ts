@@ -2,7 +2,8 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { json, newRouter } from './openapi.ts';
 import { AppError } from '../errors.ts';
-import { ErrorBody, HandoffsQuery } from '../schemas.ts';
+import { ErrorBody } from '../../core/contracts/common.ts';
+import { HandoffsQuery } from '../schemas.ts';
 
 
 export function handoffRoutes() {

@@ -4,8 +4,9 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { json, newRouter } from './openapi.ts';
 import { AppError } from '../errors.ts';
 import { exists } from '../queries/tasks.ts';
-import { ErrorBody, MessageSchema, PostMessage } from '../schemas.ts';
-
+import { ErrorBody } from '../../core/contracts/common.ts';
+import { MessageSchema, PostMessage, type Message } from '../../core/contracts/message.ts';
+import { MESSAGE_COLUMNS } from '../queries/messages.ts';
 
 export function messageRoutes() {
   return newRouter().openapi(
@@ -27,20 +28,12 @@ export function messageRoutes() {
       if (!(await exists(sql, 'projects', b.project_id))) throw new AppError(404, 'not_found', `no project ${b.project_id}`);
       const [r] = await sql<{ event_id: string; seq: number; created: boolean }[]>`
         select * from dispatch.post_user_message(${b.project_id}, ${b.text}, ${b.message_id})`;
-      const [m] = await sql<{ project_id: string; text: string; delivered_at: Date | null }[]>`
-        select project_id, text, delivered_at from dispatch.user_messages where message_id = ${b.message_id}`;
+      const [m] = await sql<Message[]>`
+        select ${sql.unsafe(MESSAGE_COLUMNS)} from dispatch.user_messages where message_id = ${b.message_id}`;
       if (!r!.created && (m!.project_id !== b.project_id || m!.text !== b.text)) {
         throw new AppError(409, 'conflict', `message_id ${b.message_id} was used for another message`);
       }
-      const out = {
-        id: r!.event_id,
-        message_id: b.message_id,
-        project_id: m!.project_id,
-        text: m!.text,
-        seq: r!.seq,
-        status: m!.delivered_at ? ('delivered' as const) : ('pending' as const),
-      };
-      return r!.created ? c.json(out, 201) : c.json(out, 200);
+      return r!.created ? c.json(m!, 201) : c.json(m!, 200);
     },
   );
 }

@@ -2,8 +2,11 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { json, newRouter } from './openapi.ts';
 import { AppError } from '../errors.ts';
-import { CreateProject, ErrorBody, IdParam, ProjectSchema } from '../schemas.ts';
+import { ErrorBody } from '../../core/contracts/common.ts';
+import { CreateProject, ProjectSchema, type Project } from '../../core/contracts/project.ts';
+import { PROJECT_COLUMNS } from '../queries/projects.ts';
 import { exists } from '../queries/tasks.ts';
+import { IdParam } from '../schemas.ts';
 
 const errors = { 400: json(ErrorBody, 'bad input'), 404: json(ErrorBody, 'unknown id'), 409: json(ErrorBody, 'conflict') };
 
@@ -22,15 +25,16 @@ export function projectRoutes() {
         const [taken] = await sql`select 1 as one from dispatch.projects where lower(name) = lower(${body.name})`;
         if (taken) throw new AppError(409, 'conflict', `a project named ${body.name} exists`);
         const [row] = await sql<{ id: string }[]>`select dispatch.create_project(${body.name}, ${sql.json(body.config ?? {})}) as id`;
-        const [project] = await sql`select id, name, config, created_at from dispatch.projects where id = ${row!.id}`;
-        return c.json(project as z.infer<typeof ProjectSchema>, 201);
+        const [project] = await sql<Project[]>`select ${sql.unsafe(PROJECT_COLUMNS)} from dispatch.projects where id = ${row!.id}`;
+        return c.json(project!, 201);
       },
     )
     .openapi(
       createRoute({ method: 'get', path: '/projects', responses: { 200: json(z.object({ projects: z.array(ProjectSchema) }), 'projects') } }),
       async (c) => {
-        const projects = await c.var.deps.sql`select id, name, config, created_at from dispatch.projects order by created_at`;
-        return c.json({ projects: projects as unknown as z.infer<typeof ProjectSchema>[] }, 200);
+        const { sql } = c.var.deps;
+        const projects = await sql<Project[]>`select ${sql.unsafe(PROJECT_COLUMNS)} from dispatch.projects order by created_at`;
+        return c.json({ projects }, 200);
       },
     )
     .openapi(

@@ -2,20 +2,27 @@
 // moments notify it). Subscribing again with the same endpoint updates it.
 import { createRoute, z } from '@hono/zod-openapi';
 import { AppError } from '../errors.ts';
+import { ErrorBody, Uuid } from '../../core/contracts/common.ts';
+import type { Sql } from '../../core/db/client.ts';
 import { ensureVapid } from '../../core/push.ts';
-import { ErrorBody, IdParam, Uuid } from '../schemas.ts';
+import { IdParam } from '../schemas.ts';
 import { json, newRouter } from './openapi.ts';
-
-export const PUSH_MOMENTS = ['stalled', 'failed', 'crashed', 'rate_limited', 'extraction_failed', 'success', 'loop_stopped'] as const;
 
 const Subscribe = z.object({
   subscription: z.object({
     endpoint: z.string().url().max(2000),
     keys: z.object({ p256dh: z.string().min(10).max(200), auth: z.string().min(4).max(100) }),
   }),
-  statuses: z.array(z.enum(PUSH_MOMENTS)).max(PUSH_MOMENTS.length).optional(),
+  /** Which moments notify this device: notifying statuses (dispatch.statuses.notifies) and loop_stopped. */
+  statuses: z.array(z.string().min(1).max(50)).max(50).optional(),
   device: z.string().max(200).optional(),
 });
+
+/** The moments a device may subscribe to (dispatch.push_moments()). */
+async function pushMoments(sql: Sql): Promise<string[]> {
+  const [row] = await sql<{ m: string[] }[]>`select dispatch.push_moments() as m`;
+  return row!.m;
+}
 
 export function pushRoutes() {
   return newRouter()
@@ -37,7 +44,13 @@ export function pushRoutes() {
       async (c) => {
         const { sql } = c.var.deps;
         const b = c.req.valid('json');
-        const statuses = b.statuses ?? [...PUSH_MOMENTS];
+        const moments = await pushMoments(sql);
+        const unknown = (b.statuses ?? []).map((s, i) => ({ s, i })).filter(({ s }) => !moments.includes(s));
+        if (unknown.length) {
+          const details = unknown.map(({ s, i }) => ({ path: `statuses.${i}`, message: `${s} is not a push moment (${moments.join(', ')})` }));
+          throw new AppError(400, 'invalid_input', details.map((d) => `${d.path}: ${d.message}`).join('; '), details);
+        }
+        const statuses = b.statuses ? [...new Set(b.statuses)] : moments;
         const [row] = await sql<{ id: string; statuses: string[]; created: boolean }[]>`
           insert into dispatch.push_subscriptions (endpoint, p256dh, auth, statuses, device)
           values (${b.subscription.endpoint}, ${b.subscription.keys.p256dh}, ${b.subscription.keys.auth}, ${statuses}, ${b.device ?? null})

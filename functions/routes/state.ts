@@ -1,9 +1,10 @@
 // GET /api/state (the glance snapshot) and POST /api/focus (one action switches focus everywhere).
 import { createRoute, z } from '@hono/zod-openapi';
 import { json, newRouter } from './openapi.ts';
-import { stateSnapshot } from '../queries/state.ts';
-import { ErrorBody, FocusSchema, PostFocus } from '../schemas.ts';
-
+import { ErrorBody } from '../../core/contracts/common.ts';
+import { FocusSchema, PostFocus, type Focus } from '../../core/contracts/focus.ts';
+import { StateSchema } from '../../core/contracts/state.ts';
+import { FOCUS_COLUMNS, stateSnapshot } from '../queries/state.ts';
 
 export function stateRoutes() {
   return newRouter()
@@ -11,9 +12,9 @@ export function stateRoutes() {
       createRoute({
         method: 'get',
         path: '/state',
-        responses: { 200: json(z.record(z.string(), z.unknown()), 'projects, tasks, sessions, pending messages, working sets, focus, seq') },
+        responses: { 200: json(StateSchema, 'projects, tasks, sessions, pending messages, working sets, focus, statuses, seq') },
       }),
-      async (c) => c.json((await stateSnapshot(c.var.deps.sql)) as Record<string, unknown>, 200),
+      async (c) => c.json(await stateSnapshot(c.var.deps.sql), 200),
     )
     .openapi(
       createRoute({
@@ -26,8 +27,8 @@ export function stateRoutes() {
         const { sql } = c.var.deps;
         const b = c.req.valid('json');
         const [r] = await sql<{ id: string }[]>`select dispatch.set_focus(${b.thread_id ?? null}, ${b.task_id ?? null}) as id`;
-        const [f] = await sql<{ seq: number }[]>`select seq from dispatch.events where event_id = ${r!.id}`;
-        return c.json({ id: r!.id, seq: f!.seq, thread_id: b.thread_id ?? null, task_id: b.task_id ?? null }, 201);
+        const [focus] = await sql<Focus[]>`select ${sql.unsafe(FOCUS_COLUMNS)} from dispatch.events where event_id = ${r!.id}`;
+        return c.json(focus!, 201);
       },
     );
 }

@@ -2,11 +2,13 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { json, newRouter } from './openapi.ts';
 import { AppError } from '../errors.ts';
+import { ErrorBody, Uuid } from '../../core/contracts/common.ts';
+import { CreateTask, TaskDetailSchema, TaskSchema } from '../../core/contracts/task.ts';
+import { taskSessions } from '../queries/sessions.ts';
 import { exists, getTask, listTasks } from '../queries/tasks.ts';
-import { CreateTask, ErrorBody, IdParam, TaskSchema, Uuid } from '../schemas.ts';
+import { IdParam } from '../schemas.ts';
 
 const errors = { 400: json(ErrorBody, 'bad input'), 404: json(ErrorBody, 'unknown id') };
-type Task = z.infer<typeof TaskSchema>;
 
 export function taskRoutes() {
   return newRouter()
@@ -24,7 +26,8 @@ export function taskRoutes() {
         if (b.parent_id && !(await exists(sql, 'tasks', b.parent_id))) throw new AppError(404, 'not_found', `no parent task ${b.parent_id}`);
         const [row] = await sql<{ id: string }[]>`
           select dispatch.submit_task(${b.project_id}, ${b.brief}, ${b.approach ?? null}, ${b.parent_id ?? null}, ${b.plan_ref ?? null}) as id`;
-        return c.json((await getTask(sql, row!.id)) as unknown as Task, 201);
+        const task = await getTask(sql, row!.id);
+        return c.json(task!, 201);
       },
     )
     .openapi(
@@ -36,7 +39,7 @@ export function taskRoutes() {
       }),
       async (c) => {
         const q = c.req.valid('query');
-        return c.json({ tasks: (await listTasks(c.var.deps.sql, q)) as unknown as Task[] }, 200);
+        return c.json({ tasks: await listTasks(c.var.deps.sql, q) }, 200);
       },
     )
     .openapi(
@@ -44,18 +47,14 @@ export function taskRoutes() {
         method: 'get',
         path: '/tasks/{id}',
         request: { params: IdParam },
-        responses: { 200: json(TaskSchema.extend({ sessions: z.array(z.unknown()) }), 'the task and its sessions'), ...errors },
+        responses: { 200: json(TaskDetailSchema, 'the task and its sessions'), ...errors },
       }),
       async (c) => {
         const { sql } = c.var.deps;
         const { id } = c.req.valid('param');
         const task = await getTask(sql, id);
         if (!task) throw new AppError(404, 'not_found', `no task ${id}`);
-        const sessions = await sql`
-          select id, role, status, status_reason, attempt, pid, exit_code, signal, stalled, parent_session_id,
-                 started_at, ended_at, last_output_at, lines_written
-            from dispatch.sessions where task_id = ${id} order by created_at`;
-        return c.json({ ...(task as unknown as Task), sessions: [...sessions] }, 200);
+        return c.json({ ...task, sessions: await taskSessions(sql, id) }, 200);
       },
     )
     .openapi(

@@ -1,15 +1,16 @@
 // GET /api/trellis: the live thread, its identity and recent context; {available: false, reason}
 // when Trellis cannot answer within its budget.
-import { createRoute, z } from '@hono/zod-openapi';
-import { json, newRouter } from './openapi.ts';
+import { createRoute } from '@hono/zod-openapi';
+import { TrellisViewSchema } from '../../core/contracts/trellis.ts';
 import { readTrellis } from '../trellis.ts';
+import { json, newRouter } from './openapi.ts';
 
 export function trellisRoutes() {
   return newRouter().openapi(
     createRoute({
       method: 'get',
       path: '/trellis',
-      responses: { 200: { content: { 'application/json': { schema: z.record(z.string(), z.unknown()) } }, description: 'Trellis view or unavailable' } },
+      responses: { 200: json(TrellisViewSchema, 'Trellis view or unavailable') },
     }),
     async (c) => {
       const { config } = c.var.deps;
