@@ -7,7 +7,7 @@ import { chromium } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CLIENT_DIR } from '../../functions/routes/client.ts';
 import { listen, startTestApp, type TestApp } from '../helpers/app.ts';
-import { ARGS, CHROMIUM, shot } from '../helpers/browser.ts';
+import { ARGS, CHROMIUM, SHOWS_NOTIFICATIONS, shot } from '../helpers/browser.ts';
 import { waitFor } from '../helpers/db.ts';
 import { freePort } from '../helpers/process.ts';
 
@@ -88,6 +88,19 @@ describe('the service worker push handler', () => {
       });
       const registrationId = await registration;
       const taskId = '6d1f0c8e-0000-4000-8000-000000000001';
+      // The headless shell has no notification platform (showNotification is refused there): read
+      // what the service worker asked to show instead of what the platform shows.
+      const worker = ctx.serviceWorkers().find((w) => w.url().startsWith(url));
+      if (!SHOWS_NOTIFICATIONS) {
+        expect(worker).toBeDefined();
+        await worker!.evaluate(() => {
+          const sw = self as unknown as { __shown: unknown[]; registration: { showNotification: unknown } };
+          sw.__shown = [];
+          sw.registration.showNotification = async (title: string, o: NotificationOptions) => {
+            sw.__shown.push({ title, body: o.body, tag: o.tag, data: o.data as unknown });
+          };
+        });
+      }
       await cdp.send('ServiceWorker.deliverPushMessage', {
         origin: new URL(url).origin,
         registrationId,
@@ -95,10 +108,12 @@ describe('the service worker push handler', () => {
       });
       const shown = await waitFor(
         () =>
-          page.evaluate(async () => {
-            const reg = await navigator.serviceWorker.ready;
-            return (await reg.getNotifications()).map((n) => ({ title: n.title, body: n.body, tag: n.tag, data: n.data as unknown }));
-          }),
+          SHOWS_NOTIFICATIONS
+            ? page.evaluate(async () => {
+                const reg = await navigator.serviceWorker.ready;
+                return (await reg.getNotifications()).map((n) => ({ title: n.title, body: n.body, tag: n.tag, data: n.data as unknown }));
+              })
+            : worker!.evaluate(() => (self as unknown as { __shown: unknown[] }).__shown),
         (list) => list.length > 0,
         { what: 'the notification to show' },
       );

@@ -1,11 +1,14 @@
-// A real browser for client tests: Debian's chromium driven by playwright-core (never a download).
+// A real browser for client tests: the Chromium the global setup resolved (test/helpers/chromium.ts),
+// driven by playwright-core.
 import fs from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { afterAll } from 'vitest';
+import { afterAll, inject } from 'vitest';
 import { repoRoot } from './process.ts';
 
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const CHROMIUM = inject('chromiumPath');
+/** Whether the browser shows notifications (the headless-shell build from npm does not). */
+export const SHOWS_NOTIFICATIONS = inject('chromiumNotifications');
 export const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync', '--disable-quic'];
 export const SHOTS = path.join(repoRoot, 'test-output', 'screenshots');
 
