@@ -154,14 +154,14 @@ export class Store extends EventTarget {
     switch (row.event_type) {
       case 'project.created':
         if (row.project_id && !this.projects.has(row.project_id)) {
-          this.projects.set(row.project_id, { id: row.project_id, name: String(p.name ?? ''), created_at: at });
+          this.projects.set(row.project_id, { id: row.project_id, name: String(p.name ?? ''), config: {}, created_at: at });
         }
         break;
       case 'task.submitted':
         if (row.task_id && !this.tasks.has(row.task_id) && row.project_id) {
           this.tasks.set(row.task_id, {
             id: row.task_id, project_id: row.project_id, parent_id: (p.parent_id as string) ?? null, status: 'queued',
-            status_reason: null, brief: String(p.brief ?? ''), approach: (p.approach as string) ?? null, attempt: Number(p.attempt ?? 1),
+            status_reason: null, brief: String(p.brief ?? ''), approach: (p.approach as string) ?? null, plan_ref: (p.plan_ref as string) ?? null, attempt: Number(p.attempt ?? 1),
             created_at: at, started_at: null, ended_at: null, last_activity_at: at, duration_ms: null, stalled: false,
           });
         }
@@ -183,8 +183,10 @@ export class Store extends EventTarget {
       case 'session.spawned':
         if (row.session_id && !this.sessions.has(row.session_id) && row.project_id) {
           this.sessions.set(row.session_id, {
-            id: row.session_id, project_id: row.project_id, task_id: row.task_id, role: String(p.role ?? 'worker'),
-            status: 'running', status_reason: null, attempt: null, stalled: false, created_at: at, started_at: at, ended_at: null,
+            id: row.session_id, project_id: row.project_id, task_id: row.task_id, parent_session_id: null, role: String(p.role ?? 'worker'),
+            status: 'running', status_reason: null, attempt: null, pid: (p.pid as number) ?? null, host: (p.host as string) ?? null,
+            stalled: false, created_at: at, started_at: at, ended_at: null, last_output_at: null, lines_written: 0, exit_code: null,
+            signal: null, duration_ms: null,
           });
         }
         break;

@@ -1,0 +1,120 @@
+// Reading Claude Code's stdout: each line once into its journal row, a neutral summary the views
+// read instead of the line, and the facts the supervisor needs; a result read back for its text
+// and usage. Driven by the real lines of the Phase 0 dump.
+import fs from 'node:fs';
+import path from 'node:path';
+import * as v from 'valibot';
+import { describe, expect, it } from 'vitest';
+import { EventSummarySchema } from '../../../core/contracts/event.ts';
+import { EventSummarySchema as ClientSummary } from '../../../core/contracts/event.valibot.ts';
+import { SUMMARY_TEXT_MAX } from '../../../core/contracts/vocabulary.ts';
+import { defaultSubstrate as substrate } from '../../../jobs/substrate/index.ts';
+import type { ClassifiedLine } from '../../../jobs/substrate/port.ts';
+import { OVERSIZED_BYTES } from '../../../jobs/substrate/stream-json.ts';
+
+const runs = path.resolve(import.meta.dirname, '../../../fixtures/runs');
+const linesOf = (run: string) => fs.readFileSync(path.join(runs, run, 'stdout.jsonl')).toString('utf8').split('\n').filter(Boolean);
+const read = (line: string | Buffer) => substrate.classify(typeof line === 'string' ? Buffer.from(line) : line);
+const summaryOf = (c: ClassifiedLine) => (c.summaryJson === null ? null : (JSON.parse(c.summaryJson) as Record<string, unknown>));
+
+describe('the lines of a real run', () => {
+  it('bash-tool: text, a tool call, its result, more text, the result', () => {
+    const read_ = linesOf('bash-tool').map(read);
+    expect(read_.map((c) => c.eventType)).toEqual([
+      'claude.init', 'claude.assistant', 'claude.assistant', 'claude.tool_result', 'claude.assistant', 'claude.result',
+    ]);
+    expect(read_.map(summaryOf)).toEqual([
+      { kind: 'init', text: 'claude-opus-4-8[1m]' },
+      { kind: 'text', text: 'I will run the command.' },
+      { kind: 'tool_use', tool: 'Bash', input_summary: 'echo hello from the worker' },
+      { kind: 'tool_result', text: 'hello from the worker', is_error: false },
+      { kind: 'text', text: 'The command printed: hello from the worker.' },
+      { kind: 'result', text: 'The command printed: hello from the worker.', is_error: false },
+    ]);
+  });
+
+  it('rate-limit-429: retries are summarised as errors, the error result as an error', () => {
+    const s = linesOf('rate-limit-429').map(read).map(summaryOf);
+    expect(s[1]).toEqual({ kind: 'retry', text: 'attempt 1/2: 429 rate_limit', is_error: true });
+    expect(s[3]).toMatchObject({ kind: 'text', is_error: true });
+    expect(s[4]).toMatchObject({ kind: 'result', is_error: true, text: expect.stringContaining('429') });
+  });
+
+  it('keeps every JSON line byte for byte as its payload (forensics)', () => {
+    for (const run of ['bash-tool', 'api-error-500', 'auth-401']) {
+      for (const line of linesOf(run)) expect(read(line).payloadJson).toBe(line.trim());
+    }
+  });
+
+  it('every summary of every run fits the contract on both sides, and is small', () => {
+    for (const run of fs.readdirSync(runs).filter((d) => fs.statSync(path.join(runs, d)).isDirectory())) {
+      for (const line of linesOf(run)) {
+        const s = summaryOf(read(line));
+        expect(EventSummarySchema.safeParse(s).success, `${run}: ${JSON.stringify(s)}`).toBe(true);
+        expect(v.safeParse(ClientSummary, s).success).toBe(true);
+        expect(JSON.stringify(s).length).toBeLessThan(SUMMARY_TEXT_MAX + 300);
+      }
+    }
+  });
+
+  it('tells the supervisor the session id, each retry and the result — and nothing for other lines', () => {
+    const facts = linesOf('auth-401').map(read).map((c) => c.facts);
+    expect(facts[0]).toEqual({ substrateSessionId: 'c210528c-af02-49d2-ba11-ebc62e4c52ca' });
+    expect(facts[1]).toEqual({ substrateSessionId: 'c210528c-af02-49d2-ba11-ebc62e4c52ca', retry: { status: 401, error: 'authentication_failed' } });
+    expect(facts[3]).toBeNull();
+    expect(facts[4]!.result).toEqual({ isError: true, kind: 'success', text: 'Invalid API key · Fix external API key', errorStatus: 401 });
+  });
+
+  it('reads a journalled result back: its text and its usage', () => {
+    const result = JSON.parse(linesOf('bash-tool').at(-1)!) as unknown;
+    expect(substrate.readResult(result)).toEqual({
+      text: 'The command printed: hello from the worker.',
+      isError: false,
+      usage: { cost_usd: 0.0008500000000000001, input_tokens: 50, output_tokens: 24, cache_read_tokens: 0, cache_creation_tokens: 0, models: ['claude-opus-4-8[1m]'] },
+    });
+    expect(substrate.readResult({ type: 'assistant' })).toBeNull();
+    expect(substrate.readResult(null)).toBeNull();
+  });
+});
+
+describe('lines that are not what they should be', () => {
+  it('plain text, broken JSON, JSON that is not an object, a type nobody knows', () => {
+    expect(read('hello')).toMatchObject({ eventType: 'stdout.non_json', payloadJson: '{"text":"hello"}', facts: null });
+    expect(summaryOf(read('hello'))).toEqual({ kind: 'raw', text: 'hello' });
+    expect(read('{"type":"assi')).toMatchObject({ eventType: 'stdout.truncated_json' });
+    expect(summaryOf(read('{"type":"assi'))).toEqual({ kind: 'raw', text: '{"type":"assi' });
+    expect(read('[1,2]')).toMatchObject({ eventType: 'claude.unknown', payloadJson: '{"value":[1,2]}' });
+    expect(summaryOf(read('{"type":"novel","x":1}'))).toEqual({ kind: 'unknown' });
+    expect(summaryOf(read('{"type":"stream_event","event":{}}'))).toEqual({ kind: 'stream' });
+  });
+
+  it('bytes that are not text, a NUL escape, a line of 1 MiB', () => {
+    const bin = read(Buffer.from([0xff, 0xfe, 0x41]));
+    expect(bin.eventType).toBe('stdout.binary');
+    expect(summaryOf(bin)).toEqual({ kind: 'raw', text: '(3 bytes that are not text: invalid utf8)' });
+    expect(read('{"type":"assistant","x":"a\\u0000b"}').eventType).toBe('stdout.rejected');
+    const big = read(Buffer.from(`{"type":"assistant","pad":"${'x'.repeat(OVERSIZED_BYTES)}"}`));
+    expect(big.eventType).toBe('stdout.oversized');
+    expect((summaryOf(big)!.text as string).length).toBe(SUMMARY_TEXT_MAX);
+  });
+
+  it('clips a long text to the summary limit without splitting a character in two', () => {
+    const text = `${'a'.repeat(SUMMARY_TEXT_MAX - 2)}😀😀😀`;
+    const s = summaryOf(read(JSON.stringify({ type: 'assistant', message: { content: [{ type: 'text', text }] } })))!;
+    expect((s.text as string).length).toBeLessThanOrEqual(SUMMARY_TEXT_MAX);
+    expect(s.text).toMatch(/…$/);
+    expect(() => encodeURIComponent(s.text as string)).not.toThrow(); // no lone surrogate
+  });
+
+  it('summarises a tool call by its most telling input, on one line', () => {
+    const call = (input: unknown) =>
+      summaryOf(read(JSON.stringify({ type: 'assistant', message: { content: [{ type: 'tool_use', id: 't', name: 'Edit', input }] } })));
+    expect(call({ file_path: '/a/b.ts', old_string: 'x' })).toEqual({ kind: 'tool_use', tool: 'Edit', input_summary: '/a/b.ts' });
+    expect(call({ command: 'ls\n  -la' })).toMatchObject({ input_summary: 'ls -la' });
+    expect(call({ n: 1 })).toMatchObject({ input_summary: '{"n":1}' });
+    expect(summaryOf(read(JSON.stringify({ type: 'assistant', message: { content: [{ type: 'thinking', thinking: 'hmm' }] } })))).toEqual({
+      kind: 'thinking',
+      text: 'hmm',
+    });
+  });
+});
