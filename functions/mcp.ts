@@ -104,7 +104,7 @@ export function buildMcpServer(deps: Deps, scope: McpScope): McpServer {
     async ({ brief, approach, plan_ref, override_reason }) => {
       const matches = await ruledOut(approach);
       if (matches.length && !override_reason) {
-        await sql`select dispatch.refuse_spawn(${scope.projectId}, ${scope.sessionId}, ${approach}, ${brief}, ${JSON.stringify(matches)}::jsonb)`;
+        await sql`select dispatch.refuse_spawn(${scope.projectId}, ${scope.sessionId}, ${approach}, ${brief}, ${JSON.stringify(matches)}::text::jsonb)`;
         return text(
           {
             refused: true,
@@ -117,7 +117,7 @@ export function buildMcpServer(deps: Deps, scope: McpScope): McpServer {
       const id = await sql.begin(async (tx) => {
         if (matches.length) {
           await tx`select dispatch.override_spawn(${scope.projectId}, ${scope.sessionId}, ${approach}, ${override_reason!},
-                                                  ${JSON.stringify(matches)}::jsonb)`;
+                                                  ${JSON.stringify(matches)}::text::jsonb)`;
         }
         const [t] = await tx<{ id: string }[]>`
           select dispatch.submit_task(${scope.projectId}, ${brief}, ${approach}, null, ${plan_ref ?? null}, ${scope.sessionId}) as id`;

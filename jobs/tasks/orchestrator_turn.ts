@@ -104,5 +104,5 @@ async function journalWorkingSet(ctx: JobContext, projectId: string, mode: strin
     needs_user: [...needsUser],
     stop,
   };
-  await ctx.sql`select dispatch.journal_working_set(${projectId}, ${sessionId}, ${JSON.stringify(workingSet)}::jsonb)`;
+  await ctx.sql`select dispatch.journal_working_set(${projectId}, ${sessionId}, ${JSON.stringify(workingSet)}::text::jsonb)`;
 }

@@ -20,7 +20,7 @@ export function validateHandoffJob(ctx: JobContext): Task {
     const verdict = validateHandoff(await loadContract(ctx.sql), answer.text);
 
     if (!verdict.ok) {
-      await ctx.sql`select dispatch.reject_handoff(${task_id}, ${extractor.id}, ${JSON.stringify(verdict.errors)}::jsonb,
+      await ctx.sql`select dispatch.reject_handoff(${task_id}, ${extractor.id}, ${JSON.stringify(verdict.errors)}::text::jsonb,
                                                   ${answer.text}, ${task.attempt})`;
       const summary = verdict.errors.map((e) => `${e.field}: ${e.message}`).join('; ');
       await endNotClean(ctx, task_id, 'extraction_failed', `handoff failed the gate: ${summary}`);
