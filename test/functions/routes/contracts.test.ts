@@ -102,6 +102,16 @@ describe('the API answers in its contracts', () => {
     await both(await t.call('GET', '/api/trellis'), S.zod.TrellisViewSchema, S.valibot.TrellisViewSchema);
   });
 
+  it('push moments come from the status table: an unknown one is refused with its place named', async () => {
+    const subscription = { endpoint: 'https://push.example/abc', keys: { p256dh: 'p'.repeat(20), auth: 'a'.repeat(8) } };
+    const bad = await t.call('POST', '/api/push/subscriptions', { subscription, statuses: ['failed', 'exploded'] });
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toMatchObject({ error: { code: 'invalid_input', details: [{ path: 'statuses.1' }] } });
+    const ok = await t.call('POST', '/api/push/subscriptions', { subscription });
+    const [row] = await t.db.sql<{ m: string[] }[]>`select dispatch.push_moments() as m`;
+    expect(((await ok.json()) as { statuses: string[] }).statuses).toEqual(row!.m);
+  });
+
   it('the same timestamps a Date would have given', async () => {
     const [row] = await t.db.sql<{ created_at: Date }[]>`select created_at from dispatch.tasks where id = ${taskId}`;
     const task = (await (await t.call('GET', `/api/tasks/${taskId}`)).json()) as { created_at: string };
