@@ -6,7 +6,8 @@ export const LOCKS = {
   migrations: 7201150000,
   /**
    * Transaction-level, taken by dispatch.events_assign_seq before a seq is drawn, so journal
-   * commits are serialised in seq order (sql/migrations/0001_journal.sql).
+   * commits are serialised in seq order (sql/migrations/0001_journal.sql); taken early by
+   * dispatch.lock_for_session_write so stall and resume writes lock in the writers' order.
    */
   journalSeq: 7201150001,
   /**

@@ -55,6 +55,19 @@ begin
   return done;
 end $$;
 
+-- Stall and resume take their locks in the order the other writers take them, so none of them
+-- deadlocks with these: the task row first (cancel_task and set_task_status lock it before they
+-- journal), then the journal's lock (the journal writer takes it before it touches the session
+-- row), then the session row.
+create or replace function dispatch.lock_for_session_write(s dispatch.sessions) returns void
+  language plpgsql volatile as $$
+begin
+  if s.task_id is not null and s.role = 'worker' then
+    perform 1 from dispatch.tasks t where t.id = s.task_id for update;
+  end if;
+  perform pg_advisory_xact_lock(7201150001); -- core/db/locks.ts LOCKS.journalSeq
+end $$;
+
 -- A live process has been silent for the stall threshold. A worker's task follows (stalled).
 create or replace function dispatch.session_stalled(session_id uuid, silent_ms bigint, threshold_ms bigint)
   returns void language plpgsql volatile as $$
@@ -65,6 +78,7 @@ begin
   if not found then
     raise exception 'no session %', session_stalled.session_id using errcode = 'P0002';
   end if;
+  perform dispatch.lock_for_session_write(s);
   update dispatch.sessions ss set stalled = true, status = 'stalled' where ss.id = s.id and ss.ended_at is null;
   insert into dispatch.events (project_id, session_id, task_id, event_type, payload)
     values (s.project_id, s.id, s.task_id, 'session.stalled',
@@ -84,6 +98,7 @@ begin
   if not found then
     raise exception 'no session %', session_resumed.session_id using errcode = 'P0002';
   end if;
+  perform dispatch.lock_for_session_write(s);
   update dispatch.sessions ss set stalled = false, status = 'running' where ss.id = s.id and ss.ended_at is null;
   insert into dispatch.events (project_id, session_id, task_id, event_type, payload)
     values (s.project_id, s.id, s.task_id, 'session.resumed', '{}'::jsonb);
