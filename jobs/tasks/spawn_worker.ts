@@ -44,7 +44,7 @@ async function afterWorker(ctx: JobContext, taskId: string, status: Status, reas
   const task = await loadTask(ctx, taskId);
   if (!task || task.ended_at) return;
   // Whatever the worker left is committed and its change journalled, however it ended.
-  await finishWorkspace(ctx, task);
+  if (projectConfig(task).repo) await finishWorkspace(ctx, task);
   if (task.cancel_requested_at) {
     await endNotClean(ctx, taskId, 'cancelled', status === 'cancelled' ? reason : `cancel requested; the worker ended ${status}`);
     return;

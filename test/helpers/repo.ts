@@ -1,9 +1,8 @@
 // A real git repository made for a test (git init, one commit), and small readers over it.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterAll } from 'vitest';
+import { tempDir } from './teardown.ts';
 
 export interface TestRepo {
   dir: string;
@@ -16,7 +15,7 @@ export interface TestRepo {
 
 /** A repository on branch `main` holding `files`, committed once. Removed after the file's tests. */
 export function makeRepo(files: Record<string, string>, branch = 'main'): TestRepo {
-  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'pd-repo-')));
+  const dir = fs.realpathSync(tempDir('pd-repo-'));
   const git = (...args: string[]) =>
     execFileSync('git', args, { cwd: dir, encoding: 'utf8', env: { ...process.env, LC_ALL: 'C' }, maxBuffer: 256 * 1024 * 1024 }).trim();
   git('init', '-q', '-b', branch);
@@ -36,7 +35,6 @@ export function makeRepo(files: Record<string, string>, branch = 'main'): TestRe
   for (const [f, text] of Object.entries(files)) repo.write(f, text);
   git('add', '-A');
   git('commit', '-q', '-m', 'initial');
-  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
   return repo;
 }
 

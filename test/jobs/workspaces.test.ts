@@ -24,7 +24,7 @@ const scenarios: Scenario[] = [
         steps: [
           { tool_use: { name: 'Write', input: { file_path: 'greeting.txt', content: 'hello from the worktree\n' } } },
           { tool_use: { name: 'Bash', input: { command: "printf 'line 11 by bash\\n' >> notes.txt", description: 'append' } } },
-          { text: 'GREET-DONE: wrote greeting.txt and appended to notes.txt, committed nothing.' },
+          { text: 'GREET-DONE: wrote greeting.txt and appended to notes.txt, committed nothing.', chunks: 1, delay_ms: 0 },
         ],
       },
     ],

@@ -1,11 +1,10 @@
 // POST /api/projects with a repo: checked at creation, with a clear 4xx for a folder that is not a
 // git repository, an unknown base or a dirty base; stored with the repository's top level and base.
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../helpers/app.ts';
 import { makeRepo } from '../../helpers/repo.ts';
+import { tempDir } from '../../helpers/teardown.ts';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -23,14 +22,13 @@ describe('a project pointed at a repository', () => {
   });
 
   it('is refused (400 not_a_repository) for a folder that is not a git repository', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pd-plain-'));
+    const dir = tempDir('pd-plain-');
     const res = await create('repo-plain', { repo: dir });
     expect(res.status).toBe(400);
     const body = await res.json();
     expect(body.error).toMatchObject({ code: 'not_a_repository' });
     expect(body.error.message).toContain(dir);
     expect((await create('repo-missing', { repo: path.join(dir, 'nope') })).status).toBe(400);
-    fs.rmSync(dir, { recursive: true, force: true });
   });
 
   it('is refused (400 unknown_base) for a base branch the repository lacks', async () => {
