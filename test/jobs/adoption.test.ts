@@ -88,7 +88,7 @@ describe('a runner killed mid-run', () => {
 
     const types = await db.sql<{ event_type: string; payload: Record<string, unknown> }[]>`
       select event_type, payload from dispatch.events where session_id = ${s!.id} and line_no is null order by seq`;
-    expect(types.map((r) => r.event_type)).toEqual(['session.spawned', 'session.adopted', 'session.exited', 'handoff']);
+    expect(types.map((r) => r.event_type)).toEqual(['session.spawned', 'session.adopted', 'session.exited', 'usage.recorded', 'handoff']);
     expect(types[2]!.payload).toMatchObject({ status: 'success', exit_known: false });
     const [lost] = await db.sql<{ n: number }[]>`select count(*)::int as n from dispatch.events where event_type = 'runner.lost'`;
     expect(lost!.n).toBe(1);
