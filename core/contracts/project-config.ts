@@ -20,6 +20,11 @@ const fields = {
   mode: z.enum(PROJECT_MODES).optional(),
   /** Tools the orchestrator may use besides the dispatch tools. */
   orchestrator_tools: z.array(z.string().min(1)).max(100).optional(),
+  /** Spend limits in US dollars (the substrate's own estimate): per worker run, and per UTC day for the project. */
+  budget: z
+    .object({ per_task_usd: z.number().positive().optional(), per_day_usd: z.number().nonnegative().optional() })
+    .strict()
+    .optional(),
 };
 
 /** The config as a client may send it: unknown keys are refused. */

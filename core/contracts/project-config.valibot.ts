@@ -14,5 +14,11 @@ export const ProjectConfigSchema = v.looseObject({
   extractor_args: list(v.string()),
   mode: v.optional(v.picklist(PROJECT_MODES)),
   orchestrator_tools: list(name),
+  budget: v.optional(
+    v.strictObject({
+      per_task_usd: v.optional(v.pipe(v.number(), v.gtValue(0))),
+      per_day_usd: v.optional(v.pipe(v.number(), v.minValue(0))),
+    }),
+  ),
 });
 export type ProjectConfig = v.InferOutput<typeof ProjectConfigSchema>;

@@ -8,7 +8,7 @@ import { parseProjectConfig } from '../../core/contracts/project-config.ts';
 import type { WorkingSet } from '../../core/contracts/working-set.ts';
 import type { JobContext } from '../context.ts';
 import { orchestratorIntent, projectCwd } from '../intents.ts';
-import { orchestratorPrompt, turnInputSchema, type TurnInput } from '../orchestrator-prompt.ts';
+import { orchestratorPrompt, turnInputSchema, type BudgetState, type TurnInput } from '../orchestrator-prompt.ts';
 import { superviseSession, type Outcome } from '../supervisor.ts';
 
 const payload = z.object({ project_id: z.string().uuid() });
@@ -48,7 +48,8 @@ export function orchestratorTurn(ctx: JobContext): Task {
       select event_id from dispatch.events where session_id = ${sessionId} and event_type = 'orchestrator.turn_input' limit 1`;
     const outcome = await superviseSession(ctx, { ...spec, causeEventId: cause?.event_id ?? null }, open, async () => {
       const [tok] = await ctx.sql<{ t: string }[]>`select dispatch.issue_mcp_token(${project_id}, ${sessionId}) as t`;
-      const turn = { prompt: orchestratorPrompt(project.name, mode, input), resume: input.resume, mcpUrl: ctx.mcpUrl, mcpToken: tok!.t };
+      const [budget] = await ctx.sql<{ b: BudgetState }[]>`select dispatch.budget_state(${project_id}) as b`;
+      const turn = { prompt: orchestratorPrompt(project.name, mode, input, budget?.b), resume: input.resume, mcpUrl: ctx.mcpUrl, mcpToken: tok!.t };
       return orchestratorIntent(turn, pc, projectCwd(ctx.dataDir, project_id, pc));
     }, helpers.abortSignal);
     await ctx.sql`update dispatch.mcp_tokens set revoked_at = now() where session_id = ${sessionId} and revoked_at is null`;

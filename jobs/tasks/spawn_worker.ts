@@ -18,7 +18,12 @@ export function spawnWorker(ctx: JobContext): Task {
       await endNotClean(ctx, task_id, 'cancelled', 'cancelled before it started');
       return;
     }
-    if (!previous) await ctx.sql`select dispatch.set_task_status(${task_id}, 'running', ${`attempt ${task.attempt} started`})`;
+    if (!previous) {
+      // The project's daily budget is spent: the task waits as held until it is raised or the day ends.
+      const [hold] = await ctx.sql<{ held: boolean }[]>`select dispatch.hold_for_budget(${task_id}) as held`;
+      if (hold!.held) return;
+      await ctx.sql`select dispatch.set_task_status(${task_id}, 'running', ${`attempt ${task.attempt} started`})`;
+    }
 
     const intent = workerIntent(task, projectConfig(task), workDir(ctx, task), ctx.config);
     const { outcome } = await runOrAdopt(ctx, task, intent, helpers.abortSignal);
