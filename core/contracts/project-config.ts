@@ -25,6 +25,10 @@ const fields = {
     .object({ per_task_usd: z.number().positive().optional(), per_day_usd: z.number().nonnegative().optional() })
     .strict()
     .optional(),
+  /** A local git repository: each task attempt then works in its own worktree of it. */
+  repo: z.string().min(1).max(4096).optional(),
+  /** The branch worktrees start from and merges go into (default: the repository's current branch). */
+  base: z.string().min(1).max(255).optional(),
 };
 
 /** The config as a client may send it: unknown keys are refused. */

@@ -20,5 +20,7 @@ export const ProjectConfigSchema = v.looseObject({
       per_day_usd: v.optional(v.pipe(v.number(), v.minValue(0))),
     }),
   ),
+  repo: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(4096))),
+  base: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(255))),
 });
 export type ProjectConfig = v.InferOutput<typeof ProjectConfigSchema>;

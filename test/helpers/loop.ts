@@ -22,6 +22,8 @@ export interface LoopOptions {
   log?: boolean;
   /** Also serve the app (the API and /mcp) on a loopback port; the runner's MCP URL points at it. */
   serve?: boolean;
+  /** The served app's environment (with `serve: true`). */
+  serveEnv?: Record<string, string>;
 }
 
 export interface Loop {
@@ -50,7 +52,7 @@ const silent: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 export async function startLoop(opts: LoopOptions): Promise<Loop> {
   const db = await createTestDb();
   let url: string | undefined;
-  if (opts.serve) url = (await listen(await startTestApp({}, db))).url;
+  if (opts.serve) url = (await listen(await startTestApp(opts.serveEnv ?? {}, db))).url;
   const model = await startScriptedModel(opts.scenarios);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pd-loop-'));
   defer(() => fs.rmSync(dataDir, { recursive: true, force: true }), `remove ${dataDir}`);

@@ -10,11 +10,11 @@ describe('the budget in the turn prompt', () => {
     expect(budgetLine(b)).toBe(
       'Budget: $0.80 of the $5.00 daily budget left today ($4.20 spent); 2 task(s) held until it is raised or the day ends; each worker stops at $0.50 and ends partial ("budget reached").',
     );
-    expect(orchestratorPrompt('p', 'autonomous', input, b)).toContain('Budget: $0.80 of the $5.00 daily budget');
+    expect(orchestratorPrompt('p', 'autonomous', input, undefined, b)).toContain('Budget: $0.80 of the $5.00 daily budget');
   });
 
   it('says nothing without a budget', () => {
     expect(budgetLine({ per_task_usd: null, per_day_usd: null, spent_today_usd: 3, remaining_today_usd: null, held_tasks: 0 })).toBeNull();
-    expect(orchestratorPrompt('p', 'autonomous', input, null)).not.toContain('Budget');
+    expect(orchestratorPrompt('p', 'autonomous', input, undefined, null)).not.toContain('Budget');
   });
 });

@@ -91,8 +91,8 @@ const cases: Case[] = [
   },
   {
     name: 'focus', zod: S.zod.FocusSchema, valibot: S.valibot.FocusSchema,
-    accepted: [focus, { ...focus, thread_id: null, task_id: null, project_id: null }],
-    rejected: [{ ...focus, thread_id: 'four' }, { ...focus, id: undefined }],
+    accepted: [focus, { ...focus, thread_id: 'th_four' }, { ...focus, thread_id: null, task_id: null, project_id: null }],
+    rejected: [{ ...focus, thread_id: true }, { ...focus, thread_id: { id: 4 } }, { ...focus, id: undefined }],
   },
   {
     name: 'status row', zod: S.zod.StatusRowSchema, valibot: S.valibot.StatusRowSchema,
