@@ -1,6 +1,10 @@
 // The orchestrator's turn prompt: the pending user messages, the new handoffs' fields and the
 // not-clean statuses, verbatim, plus the current focus. Built from the turn's journalled input.
 import { z } from 'zod';
+import type { TrellisThread } from '../core/contracts/trellis.ts';
+
+/** What Trellis said when the turn started: its live thread, or why it could not say. */
+export type TrellisAtTurn = { available: true; live_thread: TrellisThread | null } | { available: false; reason: string };
 
 export const turnInputSchema = z.object({
   session_id: z.string().uuid(),
@@ -17,12 +21,39 @@ export const turnInputSchema = z.object({
       approach: z.string().nullable(),
     }),
   ),
-  focus: z.object({ thread_id: z.number().nullable(), task_id: z.string().nullable(), seq: z.number() }).nullable(),
+  focus: z.object({ thread_id: z.union([z.string(), z.number()]).nullable(), task_id: z.string().nullable(), seq: z.number() }).nullable(),
   resume: z.string().nullable(),
 });
 export type TurnInput = z.infer<typeof turnInputSchema>;
 
-export function orchestratorPrompt(projectName: string, mode: string, input: TurnInput): string {
+/** The project's budget as dispatch.budget_state reports it (US dollars, the substrate's estimate). */
+export interface BudgetState {
+  per_task_usd: number | null;
+  per_day_usd: number | null;
+  spent_today_usd: number;
+  remaining_today_usd: number | null;
+  held_tasks: number;
+}
+
+/** One line on the budget for the turn prompt; null when the project has none. */
+export function budgetLine(b: BudgetState | null | undefined): string | null {
+  if (!b || (b.per_task_usd === null && b.per_day_usd === null)) return null;
+  const parts: string[] = [];
+  if (b.per_day_usd !== null) {
+    parts.push(`$${(b.remaining_today_usd ?? 0).toFixed(2)} of the $${b.per_day_usd.toFixed(2)} daily budget left today ($${b.spent_today_usd.toFixed(2)} spent)`);
+    if (b.held_tasks) parts.push(`${b.held_tasks} task(s) held until it is raised or the day ends`);
+  }
+  if (b.per_task_usd !== null) parts.push(`each worker stops at $${b.per_task_usd.toFixed(2)} and ends partial ("budget reached")`);
+  return `Budget: ${parts.join('; ')}.`;
+}
+
+export function orchestratorPrompt(
+  projectName: string,
+  mode: string,
+  input: TurnInput,
+  trellis?: TrellisAtTurn,
+  budget?: BudgetState | null,
+): string {
   const parts: string[] = [];
   if (!input.resume) {
     parts.push(
@@ -35,6 +66,17 @@ export function orchestratorPrompt(projectName: string, mode: string, input: Tur
     );
   }
   parts.push(`Turn of the orchestrator of project "${projectName}".`);
+  const money = budgetLine(budget);
+  if (money) parts.push(money);
+  if (trellis?.available && trellis.live_thread) {
+    const t = trellis.live_thread;
+    parts.push(
+      `Live Trellis thread: ${t.title ? `"${t.title}" ` : ''}(id ${JSON.stringify(t.id)}). ` +
+        'Its recent context: trellis_context; the other threads: trellis_threads.',
+    );
+  } else if (trellis && !trellis.available) {
+    parts.push(`Trellis is unavailable (${trellis.reason}); go on without it.`);
+  }
   if (input.focus) parts.push(`Current focus: ${JSON.stringify({ thread_id: input.focus.thread_id, task_id: input.focus.task_id })}`);
   if (input.messages.length) {
     parts.push('', 'Messages from the user, in order:');

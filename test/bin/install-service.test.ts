@@ -9,11 +9,12 @@ import { describe, expect, it } from 'vitest';
 import { renderUnit, repoRoot, type UnitKind } from '../../bin/install-service.ts';
 import { createTestDb, waitFor } from '../helpers/db.ts';
 import { cleanEnv, freePort } from '../helpers/process.ts';
+import { tempDir } from '../helpers/teardown.ts';
 
 const hasSystemd = spawnSync('systemd-analyze', ['--version']).status === 0;
 
 function render(kind: UnitKind): { dir: string; unit: string; text: string } {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pd-unit-'));
+  const dir = tempDir('pd-unit-');
   const envFile = path.join(dir, 'secrets.env');
   fs.copyFileSync(path.join(repoRoot, 'deploy', 'secrets.env.example'), envFile);
   const text = renderUnit({ kind, root: repoRoot, envFile, node: process.execPath, user: os.userInfo().username });
