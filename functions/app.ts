@@ -9,6 +9,7 @@ import { mcpRoutes } from './mcp.ts';
 import { auth } from './middleware/auth.ts';
 import { jsonOnly } from './middleware/json-only.ts';
 import { eventRoutes } from './routes/events.ts';
+import { gateHookRoutes, gateRoutes } from './routes/gates.ts';
 import { handoffRoutes } from './routes/handoffs.ts';
 import { healthRoutes } from './routes/health.ts';
 import { messageRoutes } from './routes/messages.ts';
@@ -38,6 +39,7 @@ export function buildApp(deps: Deps) {
   });
   app.use('/api/*', auth(deps.config), limit, jsonOnly());
   app.use('/mcp', limit);
+  app.use('/hooks/*', limit, jsonOnly());
 
   app.route('/', healthRoutes());
   app.route('/', wellKnownRoutes());
@@ -49,6 +51,8 @@ export function buildApp(deps: Deps) {
   app.route('/api', stateRoutes());
   app.route('/api', trellisRoutes());
   app.route('/api', pushRoutes());
+  app.route('/api', gateRoutes());
+  app.route('/', gateHookRoutes());
   app.route('/', mcpRoutes());
   app.doc31('/api/openapi.json', {
     openapi: '3.1.0',

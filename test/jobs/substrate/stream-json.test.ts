@@ -62,7 +62,7 @@ describe('the lines of a real run', () => {
     expect(facts[0]).toEqual({ substrateSessionId: 'c210528c-af02-49d2-ba11-ebc62e4c52ca' });
     expect(facts[1]).toEqual({ substrateSessionId: 'c210528c-af02-49d2-ba11-ebc62e4c52ca', retry: { status: 401, error: 'authentication_failed' } });
     expect(facts[3]).toBeNull();
-    expect(facts[4]!.result).toEqual({ isError: true, kind: 'success', text: 'Invalid API key · Fix external API key', errorStatus: 401 });
+    expect(facts[4]!.result).toEqual({ isError: true, kind: 'success', text: 'Invalid API key · Fix external API key', errorStatus: 401, deferred: null });
   });
 
   it('reads a journalled result back: its text and its usage', () => {
@@ -70,6 +70,7 @@ describe('the lines of a real run', () => {
     expect(substrate.readResult(result)).toEqual({
       text: 'The command printed: hello from the worker.',
       isError: false,
+      deferred: null,
       usage: { cost_usd: 0.0008500000000000001, input_tokens: 50, output_tokens: 24, cache_read_tokens: 0, cache_creation_tokens: 0, models: ['claude-opus-4-8[1m]'] },
     });
     expect(substrate.readResult({ type: 'assistant' })).toBeNull();
