@@ -29,7 +29,8 @@ export interface Message {
 
 export interface Focus {
   task_id: string | null;
-  thread_id: number | null;
+  /** The Trellis thread id as Trellis gives it. */
+  thread_id: string | number | null;
 }
 
 export const TERMINAL = new Set(['success', 'failed', 'crashed', 'cancelled', 'rate_limited', 'partial', 'skipped', 'gated', 'extraction_failed']);
@@ -226,7 +227,7 @@ export class Store extends EventTarget {
         break;
       }
       case 'focus.changed':
-        if (!history) this.focus = { task_id: (p.task_id as string) ?? null, thread_id: (p.thread_id as number) ?? null };
+        if (!history) this.focus = { task_id: (p.task_id as string) ?? null, thread_id: (p.thread_id as string | number) ?? null };
         break;
       case 'orchestrator.working_set':
         if (row.project_id && !history) this.workingSets.set(row.project_id, p as WorkingSet);
@@ -263,7 +264,7 @@ export class Store extends EventTarget {
     if (m) await this.send(m.project_id, m.text, messageId);
   }
 
-  async setFocus(f: { task_id?: string; thread_id?: number }): Promise<void> {
+  async setFocus(f: { task_id?: string; thread_id?: string | number }): Promise<void> {
     await api(v.looseObject({ id: v.string() }), '/api/focus', { method: 'POST', body: f });
   }
 

@@ -71,6 +71,21 @@ export interface Command {
   display: string[];
 }
 
+/** What one model of a run cost. */
+export interface ModelUsage {
+  model: string;
+  cost_usd: number;
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_tokens: number;
+  cache_creation_tokens: number;
+}
+
+/** What a run cost as its substrate reported it (its own estimate), whole and per model. */
+export interface RunUsage extends Usage {
+  by_model: ModelUsage[];
+}
+
 /** What one line tells the supervisor about how the run is going. */
 export interface LineFacts {
   /** The substrate's own session id (forensic; the next turn resumes it). */
@@ -78,7 +93,7 @@ export interface LineFacts {
   /** The substrate is retrying an API call. */
   retry?: { status: number | null; error: string | null };
   /** The run's final result. */
-  result?: { isError: boolean; kind: string | null; text: string | null; errorStatus: number | null; deferred?: DeferredCall | null };
+  result?: { isError: boolean; kind: string | null; text: string | null; errorStatus: number | null; usage: RunUsage | null; deferred?: DeferredCall | null };
 }
 
 /** One stdout line, read once: the journal row it becomes and what it tells the supervisor. */
@@ -102,13 +117,15 @@ export interface StreamFacts {
   errorStatus: number | null;
   retries: { status: number | null; error: string | null }[];
   substrateSessionId: string | null;
+  /** What the run cost, from its result (null until a result reports it). */
+  usage: RunUsage | null;
   lines: number;
   /** The tool call the run ended on, deferred at the gate. */
   deferred: DeferredCall | null;
 }
 
 export function emptyFacts(): StreamFacts {
-  return { resultSeen: false, isError: false, resultKind: null, resultText: null, errorStatus: null, retries: [], substrateSessionId: null, lines: 0, deferred: null };
+  return { resultSeen: false, isError: false, resultKind: null, resultText: null, errorStatus: null, retries: [], substrateSessionId: null, usage: null, lines: 0, deferred: null };
 }
 
 /** Folds one classified line into the facts. */
@@ -125,6 +142,7 @@ export function observe(f: StreamFacts, line: ClassifiedLine): void {
     f.resultText = x.result.text;
     f.errorStatus = x.result.errorStatus;
     f.deferred = x.result.deferred ?? null;
+    f.usage = x.result.usage ?? f.usage;
   }
 }
 
@@ -147,7 +165,7 @@ export interface Derived {
 export interface ResultReading {
   text: string;
   isError: boolean;
-  usage: Usage | null;
+  usage: RunUsage | null;
   /** The tool call the run ended on, deferred at the gate. */
   deferred: DeferredCall | null;
 }
