@@ -5,6 +5,7 @@ import type { Task } from 'graphile-worker';
 import { taskPayload, type JobContext } from '../context.ts';
 import { workerIntent } from '../intents.ts';
 import { gateFor, latestSession, loadTask, projectConfig, runOrAdopt, workDir } from './shared.ts';
+import { workspaceDir } from '../workspace/worktree.ts';
 import { afterWorker } from './spawn_worker.ts';
 
 export function resumeWorker(ctx: JobContext): Task {
@@ -23,7 +24,7 @@ export function resumeWorker(ctx: JobContext): Task {
       resumeFrom = row?.c ?? null;
       if (!resumeFrom) throw new Error(`session ${last.id} ended gated without a substrate session id to resume`);
     }
-    const cwd = workDir(ctx, task);
+    const cwd = (await workspaceDir(ctx, task)) ?? workDir(ctx, task);
     const base = { ...workerIntent(task, projectConfig(task), cwd, ctx.config), prompt: '', resume: resumeFrom };
     const { outcome, sessionId } = await runOrAdopt(ctx, task, async (sid) => ({ ...base, gate: await gateFor(ctx, sid, cwd) }), helpers.abortSignal);
     await afterWorker(ctx, task_id, outcome.status, outcome.reason, sessionId);
