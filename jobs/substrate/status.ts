@@ -21,8 +21,8 @@ export function limitedBy(f: StreamFacts): string | null {
   return null;
 }
 
-/** Result kinds that mean the run hit its cap (turns, budget) rather than failing. */
-const CAPPED = new Set(['error_max_turns', 'error_max_budget_usd']);
+/** Result kinds that mean the run hit its turn cap rather than failing (the budget cap: below). */
+const CAPPED = new Set(['error_max_turns']);
 
 export function deriveStatus(f: StreamFacts, e: ExitFacts): Derived {
   const succeeded = f.resultSeen && !f.isError;
@@ -70,7 +70,7 @@ function fromErrorResult(f: StreamFacts, code?: number | null): Derived {
   const limited = limitedBy(f);
   if (limited) return { status: 'rate_limited', reason: limited };
   if (f.resultKind && CAPPED.has(f.resultKind)) {
-    return { status: 'partial', reason: f.resultKind === 'error_max_turns' ? 'stopped at its turn limit' : 'stopped at its budget' };
+    return { status: 'partial', reason: 'stopped at its turn limit' };
   }
   const what = f.resultText ? firstLine(f.resultText) : (f.resultKind ?? 'error result');
   return { status: 'failed', reason: code ? `exit ${code}: ${what}` : what };
