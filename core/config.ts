@@ -28,6 +28,7 @@ export const configSchema = z.object({
     .optional(),
   DISPATCH_DATA_DIR: z.string().min(1).default('.dispatch'),
   CLAUDE_BIN: z.string().min(1).optional(),
+  GIT_BIN: z.string().min(1).optional(),
   STALL_SECONDS: z.coerce.number().positive().default(120),
   RESULT_GRACE_SECONDS: z.coerce.number().positive().default(30),
   KILL_GRACE_SECONDS: z.coerce.number().positive().default(5),
