@@ -95,7 +95,8 @@ describe('queries and ids', () => {
   });
 });
 
-describe('a lost database connection', () => {
+// A real outage (Postgres stopped) is in test/faults/postgres-restart.test.ts and postgres-restart-api.test.ts.
+describe('a closed connection pool', () => {
   it('answers a write 503 database_unavailable with Retry-After, not a 500; a read is tried again on a fresh connection', async () => {
     const lost = await startTestApp();
     await lost.hub.stop();
