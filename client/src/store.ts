@@ -226,6 +226,12 @@ export class Store extends EventTarget {
         if (m) m.status = 'delivered';
         break;
       }
+      case 'user_message.returned': {
+        // A failed turn gave it back: pending again until the next turn delivers it.
+        const m = row.message_id ? this.messages.get(row.message_id) : undefined;
+        if (m) m.status = 'pending';
+        break;
+      }
       case 'focus.changed':
         if (!history) this.focus = { task_id: (p.task_id as string) ?? null, thread_id: (p.thread_id as string | number) ?? null };
         break;
