@@ -20,6 +20,7 @@ import { taskRoutes } from './routes/tasks.ts';
 import { trellisRoutes } from './routes/trellis.ts';
 import { usageRoutes } from './routes/usage.ts';
 import { wellKnownRoutes } from './routes/well-known.ts';
+import { workspaceRoutes } from './routes/workspaces.ts';
 
 export const BODY_LIMIT_BYTES = 256 * 1024;
 
@@ -59,6 +60,7 @@ export function buildApp(deps: Deps) {
   app.route('/api', trellisRoutes());
   app.route('/api', pushRoutes());
   app.route('/api', usageRoutes());
+  app.route('/api', workspaceRoutes());
   app.route('/', mcpRoutes());
   app.doc31('/api/openapi.json', {
     openapi: '3.1.0',

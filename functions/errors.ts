@@ -27,6 +27,7 @@ const SQLSTATE: Record<string, [ContentfulStatusCode, string]> = {
   '22P05': [400, 'invalid_input'],
   PD001: [409, 'append_only'],
   P0002: [404, 'not_found'],
+  '55000': [409, 'conflict'],
 };
 
 export function renderError(err: unknown, c: Context, onUnexpected: (e: unknown) => void): Response {

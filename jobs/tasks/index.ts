@@ -1,8 +1,11 @@
 // The job registry: one graphile-worker task per identifier, each in its own file.
 import type { TaskList } from 'graphile-worker';
 import type { JobContext } from '../context.ts';
+import { discardWorkspaceJob } from './discard_workspace.ts';
 import { extractHandoff } from './extract_handoff.ts';
+import { mergeWorkspaceJob } from './merge_workspace.ts';
 import { orchestratorTurn } from './orchestrator_turn.ts';
+import { pruneWorkspacesJob } from './prune_workspaces.ts';
 import { pushNotify } from './push_notify.ts';
 import { spawnWorker } from './spawn_worker.ts';
 import { sweepSessions } from './sweep_sessions.ts';
@@ -16,5 +19,8 @@ export function taskList(ctx: JobContext): TaskList {
     sweep_sessions: sweepSessions(ctx),
     orchestrator_turn: orchestratorTurn(ctx),
     push_notify: pushNotify(ctx),
+    merge_workspace: mergeWorkspaceJob(ctx),
+    discard_workspace: discardWorkspaceJob(ctx),
+    prune_workspaces: pruneWorkspacesJob(ctx),
   };
 }
