@@ -7,6 +7,7 @@ import { mergeWorkspaceJob } from './merge_workspace.ts';
 import { orchestratorTurn } from './orchestrator_turn.ts';
 import { pruneWorkspacesJob } from './prune_workspaces.ts';
 import { pushNotify } from './push_notify.ts';
+import { releaseHeld } from './release_held.ts';
 import { spawnWorker } from './spawn_worker.ts';
 import { sweepSessions } from './sweep_sessions.ts';
 import { validateHandoffJob } from './validate_handoff.ts';
@@ -19,6 +20,7 @@ export function taskList(ctx: JobContext): TaskList {
     sweep_sessions: sweepSessions(ctx),
     orchestrator_turn: orchestratorTurn(ctx),
     push_notify: pushNotify(ctx),
+    release_held: releaseHeld(ctx),
     merge_workspace: mergeWorkspaceJob(ctx),
     discard_workspace: discardWorkspaceJob(ctx),
     prune_workspaces: pruneWorkspacesJob(ctx),
