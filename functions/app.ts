@@ -10,6 +10,7 @@ import { auth } from './middleware/auth.ts';
 import { hostCheck } from './middleware/host-check.ts';
 import { jsonOnly } from './middleware/json-only.ts';
 import { eventRoutes } from './routes/events.ts';
+import { gateHookRoutes, gateRoutes } from './routes/gates.ts';
 import { handoffRoutes } from './routes/handoffs.ts';
 import { healthRoutes } from './routes/health.ts';
 import { messageRoutes } from './routes/messages.ts';
@@ -48,6 +49,7 @@ export function buildApp(deps: Deps) {
   });
   app.use('/api/*', auth(deps.config), limit, jsonOnly());
   app.use('/mcp', limit);
+  app.use('/hooks/*', limit, jsonOnly());
 
   app.route('/', healthRoutes());
   app.route('/', wellKnownRoutes());
@@ -59,6 +61,8 @@ export function buildApp(deps: Deps) {
   app.route('/api', stateRoutes());
   app.route('/api', trellisRoutes());
   app.route('/api', pushRoutes());
+  app.route('/api', gateRoutes());
+  app.route('/', gateHookRoutes());
   app.route('/api', usageRoutes());
   app.route('/api', workspaceRoutes());
   app.route('/', mcpRoutes());

@@ -8,6 +8,7 @@ import { orchestratorTurn } from './orchestrator_turn.ts';
 import { pruneWorkspacesJob } from './prune_workspaces.ts';
 import { pushNotify } from './push_notify.ts';
 import { releaseHeld } from './release_held.ts';
+import { resumeWorker } from './resume_worker.ts';
 import { spawnWorker } from './spawn_worker.ts';
 import { sweepSessions } from './sweep_sessions.ts';
 import { validateHandoffJob } from './validate_handoff.ts';
@@ -21,6 +22,7 @@ export function taskList(ctx: JobContext): TaskList {
     orchestrator_turn: orchestratorTurn(ctx),
     push_notify: pushNotify(ctx),
     release_held: releaseHeld(ctx),
+    resume_worker: resumeWorker(ctx),
     merge_workspace: mergeWorkspaceJob(ctx),
     discard_workspace: discardWorkspaceJob(ctx),
     prune_workspaces: pruneWorkspacesJob(ctx),
