@@ -2,6 +2,7 @@
 import type { TaskList } from 'graphile-worker';
 import type { JobContext } from '../context.ts';
 import { discardWorkspaceJob } from './discard_workspace.ts';
+import { expireGates } from './expire_gates.ts';
 import { extractHandoff } from './extract_handoff.ts';
 import { mergeWorkspaceJob } from './merge_workspace.ts';
 import { orchestratorTurn } from './orchestrator_turn.ts';
@@ -26,5 +27,6 @@ export function taskList(ctx: JobContext): TaskList {
     merge_workspace: mergeWorkspaceJob(ctx),
     discard_workspace: discardWorkspaceJob(ctx),
     prune_workspaces: pruneWorkspacesJob(ctx),
+    expire_gates: expireGates(ctx),
   };
 }
