@@ -45,7 +45,8 @@ function precompress(): Plugin {
       const walk = (dir: string): string[] =>
         fs.readdirSync(dir, { withFileTypes: true }).flatMap((d) => (d.isDirectory() ? walk(path.join(dir, d.name)) : [path.join(dir, d.name)]));
       for (const file of walk(outDir)) {
-        if (!/\.(js|css|html|json|webmanifest|svg)$/.test(file)) continue;
+        // sw.js stays plain: the browser re-checks it byte for byte, and a deploy may patch it.
+        if (!/\.(js|css|html|json|webmanifest|svg)$/.test(file) || path.basename(file) === 'sw.js') continue;
         const data = fs.readFileSync(file);
         if (data.length < 1024) continue;
         fs.writeFileSync(`${file}.br`, zlib.brotliCompressSync(data, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 11 } }));
