@@ -3,7 +3,9 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    globalSetup: ['test/setup/postgres.ts', 'test/setup/client.ts'],
+    // leaks.ts first: its teardown runs last and fails the run on leftover processes or temp files.
+    globalSetup: ['test/setup/leaks.ts', 'test/setup/postgres.ts', 'test/setup/client.ts'],
+    setupFiles: ['test/setup/file.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     // Real processes and a real Postgres: keep the 2-core machine from thrashing.

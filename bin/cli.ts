@@ -3,6 +3,7 @@ import path from 'node:path';
 import fs from 'node:fs';
 import { loadConfig } from '../core/config.ts';
 import { createSql, type Sql } from '../core/db/client.ts';
+import type { UsageReport, UsageRow, UsageTotals } from '../core/contracts/usage.ts';
 
 const USAGE = `usage: npm run dispatch -- <command>
   project add NAME                      create a project
@@ -12,6 +13,9 @@ const USAGE = `usage: npm run dispatch -- <command>
   task list [--project NAME]            recent tasks and their status
   task cancel TASK_ID                   ask a task to stop
   tail [--after SEQ]                    follow the journal
+  usage [--project NAME|all] [--since T] [--until T] [--group day|task|model|project|role]
+                                        what runs cost (the CLI's own estimate), as GET /api/usage
+  usage task TASK_ID                    one task's cost by session role and model
 Uses DATABASE_URL, or the embedded Postgres of a running npm start in DISPATCH_DATA_DIR.`;
 
 /** DATABASE_URL, or the running embedded cluster found through its postmaster.pid. */
@@ -49,6 +53,16 @@ async function projectId(sql: Sql, name: string | undefined): Promise<string> {
   throw new Error('several projects exist: name one with --project');
 }
 
+/** A usage table: key, cost to the cent (and to the millionth), tokens, sessions; then the total. */
+export function printUsage(print: (s: string) => void, group: string, rows: UsageRow[], total: UsageTotals | null): void {
+  const line = (key: string, u: UsageTotals) =>
+    `${key.padEnd(38)} ${('$' + u.cost_usd.toFixed(6)).padStart(14)} ${String(u.input_tokens).padStart(12)} ${String(u.output_tokens).padStart(12)} ` +
+    `${String(u.cache_read_tokens).padStart(12)} ${String(u.cache_creation_tokens).padStart(12)} ${String(u.sessions).padStart(8)}`;
+  print(`${group.padEnd(38)} ${'cost_usd'.padStart(14)} ${'input'.padStart(12)} ${'output'.padStart(12)} ${'cache_read'.padStart(12)} ${'cache_write'.padStart(12)} ${'sessions'.padStart(8)}`);
+  for (const r of rows) print(line(r.key || '(no task)', r));
+  if (total) print(line('total', total));
+}
+
 async function run(sql: Sql, argv: string[]): Promise<void> {
   const args = [...argv];
   const [noun, verb] = args.splice(0, 2);
@@ -71,6 +85,21 @@ async function run(sql: Sql, argv: string[]): Promise<void> {
     for (const t of rows) print(`${t.id}  ${t.status.padEnd(17)} #${t.attempt}  ${t.brief.split('\n')[0]!.slice(0, 80)}`);
   } else if (noun === 'task' && verb === 'cancel' && args[0]) {
     print((await sql<{ s: string }[]>`select dispatch.cancel_task(${args[0]}) as s`)[0]!.s);
+  } else if (noun === 'usage') {
+    if (verb === 'task' && args[0]) {
+      const [r] = await sql<{ r: { total: UsageTotals; by_role: UsageRow[]; by_model: UsageRow[] } }[]>`select dispatch.task_usage(${args[0]}) as r`;
+      printUsage(print, 'role', r!.r.by_role, r!.r.total);
+      printUsage(print, 'model', r!.r.by_model, null);
+      return;
+    }
+    if (verb) args.unshift(verb);
+    const project = option(args, '--project');
+    const since = option(args, '--since') ?? null;
+    const until = option(args, '--until') ?? null;
+    const group = option(args, '--group') ?? 'day';
+    const id = project === 'all' ? null : await projectId(sql, project);
+    const [r] = await sql<{ r: UsageReport }[]>`select dispatch.usage(${id}, ${since}, ${until}, ${group}) as r`;
+    printUsage(print, group, r!.r.rows, r!.r.total);
   } else if (noun === 'tail') {
     let last = Number(option([verb ?? '', ...args].filter(Boolean), '--after') ?? NaN);
     if (Number.isNaN(last)) last = (await sql<{ s: number }[]>`select coalesce(max(seq), 0) as s from dispatch.events`)[0]!.s;

@@ -13,6 +13,12 @@ const csv = z.string().transform((v) =>
     .filter(Boolean),
 );
 
+/** A host name as people write it: a name, an IPv4 address or a bracketed IPv6 one, maybe with :port. */
+const hostName = z
+  .string()
+  .trim()
+  .regex(/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*\.?)(:\d{1,5})?$/, 'must be a host name like dispatch.example.ts.net');
+
 export const configSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(7777),
   HOST: z.string().min(1).default('127.0.0.1'),
@@ -22,6 +28,7 @@ export const configSchema = z.object({
     .optional(),
   DISPATCH_DATA_DIR: z.string().min(1).default('.dispatch'),
   CLAUDE_BIN: z.string().min(1).optional(),
+  GIT_BIN: z.string().min(1).optional(),
   STALL_SECONDS: z.coerce.number().positive().default(120),
   RESULT_GRACE_SECONDS: z.coerce.number().positive().default(30),
   KILL_GRACE_SECONDS: z.coerce.number().positive().default(5),
@@ -34,6 +41,10 @@ export const configSchema = z.object({
   ALLOW_OPEN_NETWORK: bool.default(false),
   RULED_OUT_SIMILARITY: z.coerce.number().min(0.1).max(1).default(0.5),
   PUBLIC_URL: z.string().url().optional(),
+  ALLOWED_HOSTS: csv
+    .pipe(z.array(z.union([hostName, z.string().regex(/^\*\.[A-Za-z0-9.-]+$/)], { message: 'each must be a host name (dispatch.example.ts.net) or *.suffix (*.example.ts.net)' })))
+    .default([]),
+  TWA_HOST: hostName.optional(),
   DISPATCH_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   TRUSTED_PROXIES: csv.default([]),
   TRELLIS_URL: z.string().url().optional(),

@@ -4,10 +4,11 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import { bodyLimit } from 'hono/body-limit';
 import { compress } from 'hono/compress';
 import type { AppEnv, Deps } from './deps.ts';
-import { AppError, renderError } from './errors.ts';
+import { renderError } from './errors.ts';
 import { clientRoutes } from './routes/client.ts';
 import { mcpRoutes } from './mcp.ts';
 import { auth } from './middleware/auth.ts';
+import { hostCheck } from './middleware/host-check.ts';
 import { jsonOnly } from './middleware/json-only.ts';
 import { eventRoutes } from './routes/events.ts';
 import { handoffRoutes } from './routes/handoffs.ts';
@@ -18,6 +19,7 @@ import { pushRoutes } from './routes/push.ts';
 import { stateRoutes } from './routes/state.ts';
 import { taskRoutes } from './routes/tasks.ts';
 import { trellisRoutes } from './routes/trellis.ts';
+import { usageRoutes } from './routes/usage.ts';
 import { wellKnownRoutes } from './routes/well-known.ts';
 
 export const BODY_LIMIT_BYTES = 256 * 1024;
@@ -31,11 +33,18 @@ export function buildApp(deps: Deps) {
   app.onError((err, c) => renderError(err, c, (e) => deps.log.error(`unhandled: ${(e as Error)?.stack ?? String(e)}`)));
   app.notFound((c) => c.json({ error: { code: 'not_found', message: `no route for ${c.req.method} ${c.req.path}` } }, 404));
 
+  // Rebinding and foreign origins are refused before anything else looks at the request.
+  app.use(hostCheck(deps.config));
   const limit = bodyLimit({
     maxSize: BODY_LIMIT_BYTES,
-    onError: () => {
-      throw new AppError(413, 'payload_too_large', `bodies are limited to ${BODY_LIMIT_BYTES} bytes`);
-    },
+    // The unread rest of the body would be taken for the next request on this connection (or the
+    // server drops the socket mid keep-alive): say the connection ends here.
+    onError: (c) =>
+      c.json(
+        { error: { code: 'payload_too_large', message: `bodies are limited to ${BODY_LIMIT_BYTES} bytes` } },
+        413,
+        { connection: 'close' },
+      ),
   });
   // JSON answers gzip-compressed when asked (a journal page shrinks about tenfold); the SSE stream
   // says no-transform, so its frames are never held back in a compressor's buffer.
@@ -52,6 +61,7 @@ export function buildApp(deps: Deps) {
   app.route('/api', stateRoutes());
   app.route('/api', trellisRoutes());
   app.route('/api', pushRoutes());
+  app.route('/api', usageRoutes());
   app.route('/', mcpRoutes());
   app.doc31('/api/openapi.json', {
     openapi: '3.1.0',

@@ -9,6 +9,7 @@ import { Hono } from 'hono';
 import { z } from 'zod';
 import type { AppEnv, Deps } from './deps.ts';
 import { AppError } from './errors.ts';
+import { registerTrellisTools } from './mcp-trellis.ts';
 
 export interface McpScope {
   projectId: string;
@@ -126,6 +127,7 @@ export function buildMcpServer(deps: Deps, scope: McpScope): McpServer {
       return text({ spawned: true, task_id: id, approach });
     },
   );
+  registerTrellisTools(server, deps);
   return server;
 }
 

@@ -36,3 +36,12 @@ export const HandoffsQuery = z.object({
 });
 
 export const IdParam = z.object({ id: Uuid });
+
+const Instant = z.string().datetime({ offset: true });
+
+export const UsageQuery = z.object({
+  project_id: Uuid.optional(),
+  since: Instant.optional(),
+  until: Instant.optional(),
+  group: z.enum(['task', 'day', 'model', 'project', 'role']).default('day'),
+});

@@ -15,6 +15,7 @@ export const taskPayload = z.object({ task_id: z.string().uuid() });
 export interface TaskRow {
   id: string;
   project_id: string;
+  parent_id: string | null;
   brief: string;
   approach: string | null;
   attempt: number;

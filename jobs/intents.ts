@@ -8,6 +8,9 @@ import type { Intent } from './substrate/port.ts';
 /** The dispatch MCP server's tools an orchestrator may call. */
 export const ORCHESTRATOR_TOOLS = ['get_project_state', 'get_handoffs', 'check_ruled_out', 'spawn_worker'];
 
+/** The read-only Trellis tools, offered too when TRELLIS_URL is set (functions/mcp-trellis.ts). */
+export const ORCHESTRATOR_TRELLIS_TOOLS = ['trellis_live_thread', 'trellis_threads', 'trellis_context'];
+
 /** The project's working directory: its config's cwd, else DISPATCH_DATA_DIR/work/<project id>. */
 export function projectCwd(dataDir: string, projectId: string, pc: ProjectConfig): string {
   return pc.cwd ?? path.join(dataDir, 'work', projectId);
@@ -38,7 +41,7 @@ export function extractorIntent(prompt: string, pc: ProjectConfig, cwd: string):
 
 /** One orchestrator turn: resumes the project's conversation, with the dispatch MCP server only. */
 export function orchestratorIntent(
-  turn: { prompt: string; resume: string | null; mcpUrl: string; mcpToken: string },
+  turn: { prompt: string; resume: string | null; mcpUrl: string; mcpToken: string; trellis?: boolean },
   pc: ProjectConfig,
   cwd: string,
 ): Intent {
@@ -51,7 +54,7 @@ export function orchestratorIntent(
     permissionMode: pc.permission_mode,
     model: pc.model,
     mcpServers: {
-      dispatch: { url: turn.mcpUrl, headers: { Authorization: `Bearer ${turn.mcpToken}` }, tools: ORCHESTRATOR_TOOLS },
+      dispatch: { url: turn.mcpUrl, headers: { Authorization: `Bearer ${turn.mcpToken}` }, tools: turn.trellis ? [...ORCHESTRATOR_TOOLS, ...ORCHESTRATOR_TRELLIS_TOOLS] : ORCHESTRATOR_TOOLS },
     },
   };
 }

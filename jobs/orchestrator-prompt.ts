@@ -1,6 +1,10 @@
 // The orchestrator's turn prompt: the pending user messages, the new handoffs' fields and the
 // not-clean statuses, verbatim, plus the current focus. Built from the turn's journalled input.
 import { z } from 'zod';
+import type { TrellisThread } from '../core/contracts/trellis.ts';
+
+/** What Trellis said when the turn started: its live thread, or why it could not say. */
+export type TrellisAtTurn = { available: true; live_thread: TrellisThread | null } | { available: false; reason: string };
 
 export const turnInputSchema = z.object({
   session_id: z.string().uuid(),
@@ -17,12 +21,12 @@ export const turnInputSchema = z.object({
       approach: z.string().nullable(),
     }),
   ),
-  focus: z.object({ thread_id: z.number().nullable(), task_id: z.string().nullable(), seq: z.number() }).nullable(),
+  focus: z.object({ thread_id: z.union([z.string(), z.number()]).nullable(), task_id: z.string().nullable(), seq: z.number() }).nullable(),
   resume: z.string().nullable(),
 });
 export type TurnInput = z.infer<typeof turnInputSchema>;
 
-export function orchestratorPrompt(projectName: string, mode: string, input: TurnInput): string {
+export function orchestratorPrompt(projectName: string, mode: string, input: TurnInput, trellis?: TrellisAtTurn): string {
   const parts: string[] = [];
   if (!input.resume) {
     parts.push(
@@ -35,6 +39,15 @@ export function orchestratorPrompt(projectName: string, mode: string, input: Tur
     );
   }
   parts.push(`Turn of the orchestrator of project "${projectName}".`);
+  if (trellis?.available && trellis.live_thread) {
+    const t = trellis.live_thread;
+    parts.push(
+      `Live Trellis thread: ${t.title ? `"${t.title}" ` : ''}(id ${JSON.stringify(t.id)}). ` +
+        'Its recent context: trellis_context; the other threads: trellis_threads.',
+    );
+  } else if (trellis && !trellis.available) {
+    parts.push(`Trellis is unavailable (${trellis.reason}); go on without it.`);
+  }
   if (input.focus) parts.push(`Current focus: ${JSON.stringify({ thread_id: input.focus.thread_id, task_id: input.focus.task_id })}`);
   if (input.messages.length) {
     parts.push('', 'Messages from the user, in order:');

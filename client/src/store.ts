@@ -269,7 +269,7 @@ export class Store extends EventTarget {
     await this.outbox.retry(messageId);
   }
 
-  async setFocus(f: { task_id?: string; thread_id?: number }): Promise<void> {
+  async setFocus(f: { task_id?: string; thread_id?: string | number }): Promise<void> {
     await api(v.looseObject({ id: v.string() }), '/api/focus', { method: 'POST', body: f });
   }
 

@@ -27,6 +27,8 @@ export const EventSchema = z
     task_id: Uuid.nullable(),
     parent_id: Uuid.nullable(),
     thread_id: z.number().int().nullable(),
+    /** The Trellis thread as Trellis names it (a string, or an integer as text); null when none. */
+    thread_ref: z.string().nullable().optional(),
     message_id: Uuid.nullable(),
     event_type: z.string(),
     tier: z.enum(TIERS),

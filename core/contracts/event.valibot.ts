@@ -20,6 +20,7 @@ export const EventSchema = v.object({
   task_id: v.nullable(Uuid),
   parent_id: v.nullable(Uuid),
   thread_id: v.nullable(v.pipe(v.number(), v.integer())),
+  thread_ref: v.optional(v.nullable(v.string())),
   message_id: v.nullable(Uuid),
   event_type: v.string(),
   tier: v.picklist(TIERS),

@@ -7,7 +7,8 @@ export const FocusSchema = z
     /** The focus.changed event. */
     id: Uuid,
     seq: Seq,
-    thread_id: z.number().int().nullable(),
+    /** The Trellis thread id exactly as it was set: a string or a number. */
+    thread_id: z.union([z.string(), z.number()]).nullable(),
     task_id: Uuid.nullable(),
     project_id: Uuid.nullable(),
     created_at: Timestamp,
@@ -15,7 +16,10 @@ export const FocusSchema = z
   .openapi('Focus');
 export type Focus = z.output<typeof FocusSchema>;
 
+/** A Trellis thread id as Trellis gives it: a string or a non-negative integer. */
+export const ThreadId = z.union([z.string().min(1).max(200), z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER)]);
+
 /** POST /api/focus */
 export const PostFocus = z
-  .object({ thread_id: z.number().int().nonnegative().optional(), task_id: Uuid.optional() })
+  .object({ thread_id: ThreadId.optional(), task_id: Uuid.optional() })
   .refine((f) => f.thread_id !== undefined || f.task_id !== undefined, { message: 'give thread_id, task_id or both' });

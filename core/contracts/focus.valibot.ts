@@ -5,7 +5,7 @@ import { Seq, Timestamp, Uuid } from './common.valibot.ts';
 export const FocusSchema = v.object({
   id: Uuid,
   seq: Seq,
-  thread_id: v.nullable(v.pipe(v.number(), v.integer())),
+  thread_id: v.nullable(v.union([v.string(), v.number()])),
   task_id: v.nullable(Uuid),
   project_id: v.nullable(Uuid),
   created_at: Timestamp,

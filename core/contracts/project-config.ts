@@ -20,6 +20,10 @@ const fields = {
   mode: z.enum(PROJECT_MODES).optional(),
   /** Tools the orchestrator may use besides the dispatch tools. */
   orchestrator_tools: z.array(z.string().min(1)).max(100).optional(),
+  /** A local git repository: each task attempt then works in its own worktree of it. */
+  repo: z.string().min(1).max(4096).optional(),
+  /** The branch worktrees start from and merges go into (default: the repository's current branch). */
+  base: z.string().min(1).max(255).optional(),
 };
 
 /** The config as a client may send it: unknown keys are refused. */

@@ -14,5 +14,7 @@ export const ProjectConfigSchema = v.looseObject({
   extractor_args: list(v.string()),
   mode: v.optional(v.picklist(PROJECT_MODES)),
   orchestrator_tools: list(name),
+  repo: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(4096))),
+  base: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(255))),
 });
 export type ProjectConfig = v.InferOutput<typeof ProjectConfigSchema>;

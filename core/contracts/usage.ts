@@ -1,4 +1,5 @@
-// What one run cost, as its substrate reported it in the final result (the CLI's own estimate).
+// What runs cost, as their substrate reported it in each final result (the CLI's own estimate, not
+// a bill): one run's usage, and the report of GET /api/usage (rows grouped by a key, and a total).
 import { z } from '@hono/zod-openapi';
 
 const tokens = z.number().int().nonnegative();
@@ -15,3 +16,37 @@ export const UsageSchema = z
   })
   .openapi('Usage');
 export type Usage = z.output<typeof UsageSchema>;
+
+/** How GET /api/usage groups its rows. */
+export const UsageGroup = z.enum(['task', 'day', 'model', 'project', 'role']);
+export type UsageGroup = z.output<typeof UsageGroup>;
+
+/** Sums over a set of sessions. `sessions` counts each session once (under its main model when grouped by model). */
+export const UsageTotalsSchema = z
+  .object({
+    cost_usd: z.number().nonnegative(),
+    input_tokens: tokens,
+    output_tokens: tokens,
+    cache_read_tokens: tokens,
+    cache_creation_tokens: tokens,
+    sessions: tokens,
+  })
+  .openapi('UsageTotals');
+export type UsageTotals = z.output<typeof UsageTotalsSchema>;
+
+export const UsageRowSchema = UsageTotalsSchema.extend({
+  /** The task id, the UTC day (YYYY-MM-DD), the model, the project id or the session role. */
+  key: z.string(),
+}).openapi('UsageRow');
+export type UsageRow = z.output<typeof UsageRowSchema>;
+
+export const UsageReportSchema = z
+  .object({ rows: z.array(UsageRowSchema), total: UsageTotalsSchema })
+  .openapi('UsageReport');
+export type UsageReport = z.output<typeof UsageReportSchema>;
+
+/** What one task cost: its own sessions, by role (plus the orchestrator's share beside them) and by model. */
+export const TaskUsageSchema = z
+  .object({ task_id: z.string().uuid(), total: UsageTotalsSchema, by_role: z.array(UsageRowSchema), by_model: z.array(UsageRowSchema) })
+  .openapi('TaskUsage');
+export type TaskUsage = z.output<typeof TaskUsageSchema>;

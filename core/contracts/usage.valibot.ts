@@ -1,4 +1,4 @@
-// What one run cost, as the client reads it.
+// What runs cost, as the client reads it (one run's usage, and the GET /api/usage report).
 import * as v from 'valibot';
 
 const tokens = v.pipe(v.number(), v.integer(), v.minValue(0));
@@ -12,3 +12,31 @@ export const UsageSchema = v.object({
   models: v.array(v.string()),
 });
 export type Usage = v.InferOutput<typeof UsageSchema>;
+
+export const UsageGroup = v.picklist(['task', 'day', 'model', 'project', 'role']);
+export type UsageGroup = v.InferOutput<typeof UsageGroup>;
+
+const totals = {
+  cost_usd: v.pipe(v.number(), v.minValue(0)),
+  input_tokens: tokens,
+  output_tokens: tokens,
+  cache_read_tokens: tokens,
+  cache_creation_tokens: tokens,
+  sessions: tokens,
+};
+export const UsageTotalsSchema = v.object(totals);
+export type UsageTotals = v.InferOutput<typeof UsageTotalsSchema>;
+
+export const UsageRowSchema = v.object({ ...totals, key: v.string() });
+export type UsageRow = v.InferOutput<typeof UsageRowSchema>;
+
+export const UsageReportSchema = v.object({ rows: v.array(UsageRowSchema), total: UsageTotalsSchema });
+export type UsageReport = v.InferOutput<typeof UsageReportSchema>;
+
+export const TaskUsageSchema = v.object({
+  task_id: v.pipe(v.string(), v.uuid()),
+  total: UsageTotalsSchema,
+  by_role: v.array(UsageRowSchema),
+  by_model: v.array(UsageRowSchema),
+});
+export type TaskUsage = v.InferOutput<typeof TaskUsageSchema>;

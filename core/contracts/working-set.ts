@@ -19,7 +19,8 @@ export const WorkingSetSchema = z
     refused: z.array(z.string()).optional(),
     handoffs_given: z.array(z.string()).optional(),
     messages_delivered: z.array(z.string()).optional(),
-    live_thread: z.number().nullable().optional(),
+    /** The live Trellis thread's id (a string or a number) when the turn started. */
+    live_thread: z.union([z.string(), z.number()]).nullable().optional(),
     last_message: z.string().nullable().optional(),
     needs_user: z.array(z.object({ id: Uuid, status: z.string(), status_reason: z.string().nullable() })).optional(),
     /** Where and why the loop stopped, when it did; null while work runs. */

@@ -14,7 +14,7 @@ export const WorkingSetSchema = v.looseObject({
   refused: v.optional(v.array(v.string())),
   handoffs_given: v.optional(v.array(v.string())),
   messages_delivered: v.optional(v.array(v.string())),
-  live_thread: v.optional(v.nullable(v.number())),
+  live_thread: v.optional(v.nullable(v.union([v.string(), v.number()]))),
   last_message: v.optional(v.nullable(v.string())),
   needs_user: v.optional(v.array(v.object({ id: Uuid, status: v.string(), status_reason: v.nullable(v.string()) }))),
   stop: v.optional(v.nullable(Stop)),

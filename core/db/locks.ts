@@ -15,4 +15,9 @@ export const LOCKS = {
    * orchestrator turn is claimed at a time (dispatch.claim_orchestrator_turn).
    */
   orchestratorClaimPrefix: 'dispatch.orchestrator:',
+  /**
+   * Transaction-level, per repository: `hashtextextended(prefix || repo, 0)`, so worktree creation,
+   * merges and removals in one repository take turns across runners (jobs/workspace/lock.ts).
+   */
+  repoPrefix: 'dispatch.repo:',
 } as const;

@@ -15,6 +15,7 @@ export const EVENT_COLUMNS = selectList<EventRow>({
   task_id: 'task_id',
   parent_id: 'parent_id',
   thread_id: 'thread_id',
+  thread_ref: 'thread_ref',
   message_id: 'message_id',
   event_type: 'event_type',
   tier: 'tier',

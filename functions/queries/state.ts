@@ -23,7 +23,7 @@ const RECENT_SESSIONS = 100;
 export const FOCUS_COLUMNS = selectList<Focus>({
   id: 'event_id',
   seq: 'seq',
-  thread_id: 'thread_id',
+  thread_id: "payload->'thread_id'",
   task_id: 'task_id',
   project_id: 'project_id',
   created_at: iso('created_at'),

@@ -7,6 +7,23 @@ import { CreateProject, ProjectSchema, type Project } from '../../core/contracts
 import { PROJECT_COLUMNS } from '../queries/projects.ts';
 import { exists } from '../queries/tasks.ts';
 import { IdParam } from '../schemas.ts';
+import { inspectRepo, RepoError } from '../../core/git/repo.ts';
+import type { ProjectConfig } from '../../core/contracts/project-config.ts';
+
+/** A config naming a repo: checked now (4xx when unusable), stored with its top level and base. */
+async function checkedConfig(config: ProjectConfig | undefined, gitBin: string | undefined): Promise<ProjectConfig> {
+  if (!config?.repo) {
+    if (config?.base) throw new AppError(400, 'invalid_input', 'config.base needs config.repo');
+    return config ?? {};
+  }
+  try {
+    const info = await inspectRepo(config.repo, config.base, gitBin);
+    return { ...config, repo: info.repo, base: info.base };
+  } catch (err) {
+    if (err instanceof RepoError) throw new AppError(err.code === 'dirty_base' ? 409 : 400, err.code, err.message, { field: 'config.repo' });
+    throw err;
+  }
+}
 
 const errors = { 400: json(ErrorBody, 'bad input'), 404: json(ErrorBody, 'unknown id'), 409: json(ErrorBody, 'conflict') };
 
@@ -24,7 +41,8 @@ export function projectRoutes() {
         const body = c.req.valid('json');
         const [taken] = await sql`select 1 as one from dispatch.projects where lower(name) = lower(${body.name})`;
         if (taken) throw new AppError(409, 'conflict', `a project named ${body.name} exists`);
-        const [row] = await sql<{ id: string }[]>`select dispatch.create_project(${body.name}, ${sql.json(body.config ?? {})}) as id`;
+        const config = await checkedConfig(body.config, c.var.deps.config.GIT_BIN);
+        const [row] = await sql<{ id: string }[]>`select dispatch.create_project(${body.name}, ${JSON.stringify(config)}::text::jsonb) as id`;
         const [project] = await sql<Project[]>`select ${sql.unsafe(PROJECT_COLUMNS)} from dispatch.projects where id = ${row!.id}`;
         return c.json(project!, 201);
       },

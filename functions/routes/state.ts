@@ -26,7 +26,7 @@ export function stateRoutes() {
       async (c) => {
         const { sql } = c.var.deps;
         const b = c.req.valid('json');
-        const [r] = await sql<{ id: string }[]>`select dispatch.set_focus(${b.thread_id ?? null}, ${b.task_id ?? null}) as id`;
+        const [r] = await sql<{ id: string }[]>`select dispatch.set_focus(${b.thread_id === undefined ? null : JSON.stringify(b.thread_id)}::text::jsonb, ${b.task_id ?? null}) as id`;
         const [focus] = await sql<Focus[]>`select ${sql.unsafe(FOCUS_COLUMNS)} from dispatch.events where event_id = ${r!.id}`;
         return c.json(focus!, 201);
       },

@@ -44,11 +44,15 @@ export interface Exited {
   stderrTail: string;
 }
 
+/** Journals the exit and, when the result reported it, what the session cost — in one transaction. */
 export async function sessionExited(sql: Sql, sessionId: string, e: Exited): Promise<void> {
-  await sql`select dispatch.session_exited(${sessionId}, ${e.derived.status}, ${e.derived.reason}, ${e.exit.code},
-                                           ${e.exit.signal}, ${e.exit.exitKnown}, ${e.exit.endedAfterResult},
-                                           ${Math.round(e.durationMs)}, ${e.facts.lines}, ${e.facts.substrateSessionId},
-                                           ${e.stderrTail})`;
+  await sql.begin(async (tx) => {
+    await tx`select dispatch.session_exited(${sessionId}, ${e.derived.status}, ${e.derived.reason}, ${e.exit.code},
+                                            ${e.exit.signal}, ${e.exit.exitKnown}, ${e.exit.endedAfterResult},
+                                            ${Math.round(e.durationMs)}, ${e.facts.lines}, ${e.facts.substrateSessionId},
+                                            ${e.stderrTail})`;
+    if (e.facts.usage) await tx`select dispatch.record_usage(${sessionId}, ${JSON.stringify(e.facts.usage)}::text::jsonb)`;
+  });
 }
 
 /** Status writes of one session, one after another in the order they happened; a failure is logged, not thrown. */

@@ -51,6 +51,21 @@ export interface Command {
   display: string[];
 }
 
+/** What one model of a run cost. */
+export interface ModelUsage {
+  model: string;
+  cost_usd: number;
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_tokens: number;
+  cache_creation_tokens: number;
+}
+
+/** What a run cost as its substrate reported it (its own estimate), whole and per model. */
+export interface RunUsage extends Usage {
+  by_model: ModelUsage[];
+}
+
 /** What one line tells the supervisor about how the run is going. */
 export interface LineFacts {
   /** The substrate's own session id (forensic; the next turn resumes it). */
@@ -58,7 +73,7 @@ export interface LineFacts {
   /** The substrate is retrying an API call. */
   retry?: { status: number | null; error: string | null };
   /** The run's final result. */
-  result?: { isError: boolean; kind: string | null; text: string | null; errorStatus: number | null };
+  result?: { isError: boolean; kind: string | null; text: string | null; errorStatus: number | null; usage: RunUsage | null };
 }
 
 /** One stdout line, read once: the journal row it becomes and what it tells the supervisor. */
@@ -82,11 +97,13 @@ export interface StreamFacts {
   errorStatus: number | null;
   retries: { status: number | null; error: string | null }[];
   substrateSessionId: string | null;
+  /** What the run cost, from its result (null until a result reports it). */
+  usage: RunUsage | null;
   lines: number;
 }
 
 export function emptyFacts(): StreamFacts {
-  return { resultSeen: false, isError: false, resultKind: null, resultText: null, errorStatus: null, retries: [], substrateSessionId: null, lines: 0 };
+  return { resultSeen: false, isError: false, resultKind: null, resultText: null, errorStatus: null, retries: [], substrateSessionId: null, usage: null, lines: 0 };
 }
 
 /** Folds one classified line into the facts. */
@@ -102,6 +119,7 @@ export function observe(f: StreamFacts, line: ClassifiedLine): void {
     f.resultKind = x.result.kind;
     f.resultText = x.result.text;
     f.errorStatus = x.result.errorStatus;
+    f.usage = x.result.usage ?? f.usage;
   }
 }
 
@@ -124,7 +142,7 @@ export interface Derived {
 export interface ResultReading {
   text: string;
   isError: boolean;
-  usage: Usage | null;
+  usage: RunUsage | null;
 }
 
 export interface Substrate {

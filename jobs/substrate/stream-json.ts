@@ -4,8 +4,7 @@
 // substrate's own ids (session_id, message.id, uuid) stay inside the payload.
 import { clipText } from '../../core/contracts/vocabulary.ts';
 import type { EventSummary } from '../../core/contracts/event.ts';
-import type { Usage } from '../../core/contracts/usage.ts';
-import type { ClassifiedLine, LineFacts, ResultReading } from './port.ts';
+import type { ClassifiedLine, LineFacts, ModelUsage, ResultReading, RunUsage } from './port.ts';
 
 export const OVERSIZED_BYTES = 1024 * 1024;
 export const RESULT_EVENT_TYPE = 'claude.result';
@@ -112,6 +111,7 @@ function classifyObject(obj: Obj, payloadJson: string): ClassifiedLine {
         kind: str(obj.subtype),
         text: str(obj.result),
         errorStatus: num(obj.api_error_status),
+        usage: usageOf(obj),
       };
       return {
         eventType: RESULT_EVENT_TYPE,
@@ -211,16 +211,55 @@ export function readResult(payload: unknown): ResultReading | null {
   return { text: str(p.result) ?? '', isError: p.is_error === true, usage: usageOf(p) };
 }
 
-function usageOf(p: Obj): Usage | null {
-  const u = p.usage as Obj | undefined;
-  if (!u || typeof u !== 'object') return null;
-  const tokens = (v: unknown) => (typeof v === 'number' && Number.isInteger(v) && v >= 0 ? v : 0);
+/**
+ * What a result says the run cost. `modelUsage` (per model, with its cost) is the truth when
+ * present: the top-level `usage` counts only the main loop, and is all zeros in a result that
+ * stopped at --max-budget-usd while modelUsage holds what was spent.
+ */
+function usageOf(p: Obj): RunUsage | null {
+  const u = p.usage && typeof p.usage === 'object' ? (p.usage as Obj) : null;
+  const mu = p.modelUsage && typeof p.modelUsage === 'object' && !Array.isArray(p.modelUsage) ? (p.modelUsage as Obj) : null;
+  if (!u && !mu) return null;
+  const cost = typeof p.total_cost_usd === 'number' && p.total_cost_usd >= 0 ? p.total_cost_usd : null;
+  // A model's name may carry its context-window variant ("claude-opus-4-8[1m]"; a resumed session
+  // names it without): one model either way.
+  const merged = new Map<string, ModelUsage>();
+  for (const [name, m] of Object.entries(mu ?? {})) {
+    if (!m || typeof m !== 'object') continue;
+    const x = m as Obj;
+    const model = name.replace(/\[[^\]]*\]$/, '');
+    const acc = merged.get(model) ?? { model, cost_usd: 0, input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_creation_tokens: 0 };
+    acc.cost_usd += typeof x.costUSD === 'number' && x.costUSD >= 0 ? x.costUSD : 0;
+    acc.input_tokens += tokens(x.inputTokens);
+    acc.output_tokens += tokens(x.outputTokens);
+    acc.cache_read_tokens += tokens(x.cacheReadInputTokens);
+    acc.cache_creation_tokens += tokens(x.cacheCreationInputTokens);
+    merged.set(model, acc);
+  }
+  const byModel = [...merged.values()];
+  const sum = (k: keyof Omit<ModelUsage, 'model'>) => byModel.reduce((a, m) => a + m[k], 0);
+  if (byModel.length) {
+    return {
+      cost_usd: cost ?? sum('cost_usd'),
+      input_tokens: sum('input_tokens'),
+      output_tokens: sum('output_tokens'),
+      cache_read_tokens: sum('cache_read_tokens'),
+      cache_creation_tokens: sum('cache_creation_tokens'),
+      models: byModel.map((m) => m.model),
+      by_model: byModel,
+    };
+  }
   return {
-    cost_usd: typeof p.total_cost_usd === 'number' && p.total_cost_usd >= 0 ? p.total_cost_usd : null,
-    input_tokens: tokens(u.input_tokens),
-    output_tokens: tokens(u.output_tokens),
-    cache_read_tokens: tokens(u.cache_read_input_tokens),
-    cache_creation_tokens: tokens(u.cache_creation_input_tokens),
-    models: p.modelUsage && typeof p.modelUsage === 'object' ? Object.keys(p.modelUsage) : [],
+    cost_usd: cost,
+    input_tokens: tokens(u?.input_tokens),
+    output_tokens: tokens(u?.output_tokens),
+    cache_read_tokens: tokens(u?.cache_read_input_tokens),
+    cache_creation_tokens: tokens(u?.cache_creation_input_tokens),
+    models: [],
+    by_model: [],
   };
+}
+
+function tokens(v: unknown): number {
+  return typeof v === 'number' && Number.isInteger(v) && v >= 0 ? v : 0;
 }

@@ -4,6 +4,7 @@ import type { Task } from 'graphile-worker';
 import { taskPayload, type JobContext } from '../context.ts';
 import { extractorPrompt, loadContract } from '../handoff-contract.ts';
 import { extractorIntent } from '../intents.ts';
+import { workspaceDir } from '../workspace/worktree.ts';
 import { endNotClean, lastResult, latestSession, loadTask, projectConfig, runOrAdopt, workDir } from './shared.ts';
 
 export function extractHandoff(ctx: JobContext): Task {
@@ -20,7 +21,7 @@ export function extractHandoff(ctx: JobContext): Task {
     if (!previous?.ended_at) {
       const result = await lastResult(ctx, worker.id);
       const prompt = extractorPrompt(await loadContract(ctx.sql), task.brief, result.text);
-      const intent = extractorIntent(prompt, projectConfig(task), workDir(ctx, task));
+      const intent = extractorIntent(prompt, projectConfig(task), (await workspaceDir(ctx, task)) ?? workDir(ctx, task));
       const { outcome } = await runOrAdopt(ctx, task, intent, helpers.abortSignal, worker.id);
       status = outcome.status;
       reason = outcome.reason;

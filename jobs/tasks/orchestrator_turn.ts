@@ -8,7 +8,8 @@ import { parseProjectConfig } from '../../core/contracts/project-config.ts';
 import type { WorkingSet } from '../../core/contracts/working-set.ts';
 import type { JobContext } from '../context.ts';
 import { orchestratorIntent, projectCwd } from '../intents.ts';
-import { orchestratorPrompt, turnInputSchema, type TurnInput } from '../orchestrator-prompt.ts';
+import { orchestratorPrompt, turnInputSchema, type TrellisAtTurn, type TurnInput } from '../orchestrator-prompt.ts';
+import { readLiveThread, trellisOptions } from '../../core/trellis.ts';
 import { superviseSession, type Outcome } from '../supervisor.ts';
 
 const payload = z.object({ project_id: z.string().uuid() });
@@ -46,19 +47,29 @@ export function orchestratorTurn(ctx: JobContext): Task {
 
     const [cause] = await ctx.sql<{ event_id: string }[]>`
       select event_id from dispatch.events where session_id = ${sessionId} and event_type = 'orchestrator.turn_input' limit 1`;
+    let trellis: TrellisAtTurn | undefined;
     const outcome = await superviseSession(ctx, { ...spec, causeEventId: cause?.event_id ?? null }, open, async () => {
       const [tok] = await ctx.sql<{ t: string }[]>`select dispatch.issue_mcp_token(${project_id}, ${sessionId}) as t`;
-      const turn = { prompt: orchestratorPrompt(project.name, mode, input), resume: input.resume, mcpUrl: ctx.mcpUrl, mcpToken: tok!.t };
+      // The live thread, named in the prompt; Trellis down costs the turn at most its 1 s budget.
+      const topts = trellisOptions(ctx.config);
+      if (topts.url) trellis = await readLiveThread(topts);
+      const turn = {
+        prompt: orchestratorPrompt(project.name, mode, input, trellis),
+        resume: input.resume,
+        mcpUrl: ctx.mcpUrl,
+        mcpToken: tok!.t,
+        trellis: Boolean(topts.url),
+      };
       return orchestratorIntent(turn, pc, projectCwd(ctx.dataDir, project_id, pc));
     }, helpers.abortSignal);
     await ctx.sql`update dispatch.mcp_tokens set revoked_at = now() where session_id = ${sessionId} and revoked_at is null`;
-    await journalWorkingSet(ctx, project_id, mode, input, outcome);
+    await journalWorkingSet(ctx, project_id, mode, input, outcome, trellis);
     await ctx.sql`select dispatch.wake_if_waiting(${project_id})`; // messages that came in during the turn
   };
 }
 
 /** The orchestrator's working set after a turn (FR-006), derived from the journal. */
-async function journalWorkingSet(ctx: JobContext, projectId: string, mode: string, input: TurnInput, outcome: Outcome): Promise<void> {
+async function journalWorkingSet(ctx: JobContext, projectId: string, mode: string, input: TurnInput, outcome: Outcome, trellis?: TrellisAtTurn): Promise<void> {
   const sessionId = input.session_id;
   const inFlight = await ctx.sql<{ task_id: string; status: string; attempt: number; brief: string; approach: string | null }[]>`
     select id as task_id, status, attempt, left(brief, 200) as brief, approach from dispatch.tasks
@@ -99,7 +110,7 @@ async function journalWorkingSet(ctx: JobContext, projectId: string, mode: strin
     handoffs_given: input.handoffs.map((h) => h.handoff_id),
     messages_delivered: input.messages.map((m) => m.message_id),
     focus: input.focus,
-    live_thread: input.focus?.thread_id ?? null,
+    live_thread: (trellis?.available ? trellis.live_thread?.id : undefined) ?? input.focus?.thread_id ?? null,
     last_message: lastMessage ? lastMessage.slice(0, 4000) : null,
     needs_user: [...needsUser],
     stop,

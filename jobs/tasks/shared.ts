@@ -8,7 +8,7 @@ import { superviseSession, type Outcome } from '../supervisor.ts';
 
 export async function loadTask(ctx: JobContext, taskId: string): Promise<TaskRow | undefined> {
   const [row] = await ctx.sql<TaskRow[]>`
-    select t.id, t.project_id, t.brief, t.approach, t.attempt, t.status, t.status_reason, t.ended_at,
+    select t.id, t.project_id, t.parent_id, t.brief, t.approach, t.attempt, t.status, t.status_reason, t.ended_at,
            t.cancel_requested_at, p.config as project_config
       from dispatch.tasks t join dispatch.projects p on p.id = t.project_id
      where t.id = ${taskId}`;

@@ -4,6 +4,9 @@ import type { Task } from 'graphile-worker';
 import type { Status } from '../../core/contracts/status.ts';
 import { taskPayload, type JobContext } from '../context.ts';
 import { workerIntent } from '../intents.ts';
+import { RepoError } from '../../core/git/repo.ts';
+import { GitError } from '../../core/git/git.ts';
+import { finishWorkspace, prepareWorkspace, type WorkspaceRow } from '../workspace/worktree.ts';
 import { endNotClean, latestSession, loadTask, projectConfig, runOrAdopt, workDir } from './shared.ts';
 
 export function spawnWorker(ctx: JobContext): Task {
@@ -18,9 +21,20 @@ export function spawnWorker(ctx: JobContext): Task {
       await endNotClean(ctx, task_id, 'cancelled', 'cancelled before it started');
       return;
     }
+
+    // The attempt's own worktree when the project has a repo (made before the worker starts).
+    let workspace: WorkspaceRow | undefined;
+    try {
+      workspace = await prepareWorkspace(ctx, task, projectConfig(task));
+    } catch (err) {
+      if (!(err instanceof RepoError) && !(err instanceof GitError && err.code === 'git_missing')) throw err;
+      await ctx.sql`select dispatch.workspace_failed(${task_id}, ${err.code}, ${err.message})`;
+      await endNotClean(ctx, task_id, 'failed', `no workspace: ${err.message}`);
+      return;
+    }
     if (!previous) await ctx.sql`select dispatch.set_task_status(${task_id}, 'running', ${`attempt ${task.attempt} started`})`;
 
-    const intent = workerIntent(task, projectConfig(task), workDir(ctx, task), ctx.config);
+    const intent = workerIntent(task, projectConfig(task), workspace?.path ?? workDir(ctx, task), ctx.config);
     const { outcome } = await runOrAdopt(ctx, task, intent, helpers.abortSignal);
     await afterWorker(ctx, task_id, outcome.status, outcome.reason);
   };
@@ -29,6 +43,8 @@ export function spawnWorker(ctx: JobContext): Task {
 async function afterWorker(ctx: JobContext, taskId: string, status: Status, reason: string): Promise<void> {
   const task = await loadTask(ctx, taskId);
   if (!task || task.ended_at) return;
+  // Whatever the worker left is committed and its change journalled, however it ended.
+  if (projectConfig(task).repo) await finishWorkspace(ctx, task);
   if (task.cancel_requested_at) {
     await endNotClean(ctx, taskId, 'cancelled', status === 'cancelled' ? reason : `cancel requested; the worker ended ${status}`);
     return;

@@ -4,6 +4,7 @@
 import type { Task } from 'graphile-worker';
 import { taskPayload, type JobContext } from '../context.ts';
 import { loadContract, validateHandoff } from '../handoff-contract.ts';
+import { workspaceArtifacts } from '../workspace/worktree.ts';
 import { endNotClean, lastResult, latestSession, loadTask } from './shared.ts';
 
 export function validateHandoffJob(ctx: JobContext): Task {
@@ -27,6 +28,12 @@ export function validateHandoffJob(ctx: JobContext): Task {
       return;
     }
 
+    // The attempt's branch and head commit travel with the handoff (its workspace, if any).
+    const extra = await workspaceArtifacts(ctx, task);
+    if (extra.length) {
+      const h = verdict.handoff as Record<string, unknown>;
+      h.artifacts = [...(Array.isArray(h.artifacts) ? h.artifacts : []), ...extra];
+    }
     await ctx.sql.begin(async (tx) => {
       await tx`select set_config('dispatch.handoff_gate', 'validated', true)`;
       const [h] = await tx<{ event_id: string }[]>`

@@ -107,21 +107,42 @@ begin
                                   max_attempts := 5);
 end $$;
 
-create or replace function dispatch.set_focus(thread_id bigint, task_id uuid) returns uuid
+-- The focus: a Trellis thread (its id as Trellis gives it: a JSON string or number) and/or a task.
+-- thread_ref keeps the id as text, thread_id too when it is an integer; the payload keeps the JSON
+-- value itself, so a client gets back exactly what it sent. From psql: set_focus('"th_8f2"', null).
+create or replace function dispatch.set_focus(thread jsonb, task_id uuid) returns uuid
   language plpgsql volatile as $$
 declare
   pid uuid;
   ev uuid;
+  ref text;
+  num bigint;
 begin
+  if set_focus.thread is not null and jsonb_typeof(set_focus.thread) = 'null' then
+    set_focus.thread := null;
+  end if;
+  if set_focus.thread is not null then
+    if jsonb_typeof(set_focus.thread) = 'string' then
+      ref := set_focus.thread #>> '{}';
+    elsif jsonb_typeof(set_focus.thread) = 'number' and (set_focus.thread #>> '{}') ~ '^[0-9]{1,18}$' then
+      ref := set_focus.thread #>> '{}';
+      num := ref::bigint;
+    else
+      raise exception 'a thread id is a string or a non-negative integer, not %', set_focus.thread using errcode = '22023';
+    end if;
+    if ref = '' or length(ref) > 200 then
+      raise exception 'a thread id has 1 to 200 characters' using errcode = '22023';
+    end if;
+  end if;
   if set_focus.task_id is not null then
     select t.project_id into pid from dispatch.tasks t where t.id = set_focus.task_id;
     if not found then
       raise exception 'no task %', set_focus.task_id using errcode = 'P0002';
     end if;
   end if;
-  insert into dispatch.events (project_id, task_id, thread_id, event_type, payload)
-    values (pid, set_focus.task_id, set_focus.thread_id, 'focus.changed',
-            jsonb_build_object('thread_id', set_focus.thread_id, 'task_id', set_focus.task_id))
+  insert into dispatch.events (project_id, task_id, thread_id, thread_ref, event_type, payload)
+    values (pid, set_focus.task_id, num, ref, 'focus.changed',
+            jsonb_build_object('thread_id', set_focus.thread, 'task_id', set_focus.task_id))
     returning event_id into ev;
   return ev;
 end $$;

@@ -66,7 +66,7 @@ begin
     return null;
   end if;
 
-  select jsonb_build_object('thread_id', e.thread_id, 'task_id', e.task_id, 'seq', e.seq) into focus
+  select jsonb_build_object('thread_id', coalesce(e.payload->'thread_id', to_jsonb(e.thread_id)), 'task_id', e.task_id, 'seq', e.seq) into focus
     from dispatch.events e where e.event_type = 'focus.changed' order by e.seq desc limit 1;
   select s.claude_session_id into resume from dispatch.sessions s
    where s.project_id = claim_orchestrator_turn.project_id and s.role = 'orchestrator' and s.claude_session_id is not null

@@ -1,11 +1,11 @@
 // `npm start` on a machine without Postgres: it starts an embedded one in the data folder, serves
 // /healthz, survives a kill -9 of the previous run, and stops Postgres cleanly on SIGTERM.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createTestDb, waitFor } from '../helpers/db.ts';
 import { cleanEnv, freePort, startEntry, type Started } from '../helpers/process.ts';
+import { tempDir } from '../helpers/teardown.ts';
 
 const running: Started[] = [];
 afterAll(async () => {
@@ -46,7 +46,7 @@ function alive(pid: number): boolean {
 
 describe('npm start with the embedded Postgres', () => {
   it('serves /healthz, restarts after kill -9 with its data, and stops Postgres on SIGTERM', async () => {
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pd-start-'));
+    const dataDir = tempDir('pd-start-');
     fs.chmodSync(dataDir, 0o755);
     const port = await freePort();
     const env = cleanEnv({ DISPATCH_DATA_DIR: dataDir, PORT: String(port) });
@@ -75,7 +75,7 @@ describe('npm start with the embedded Postgres', () => {
 
   it('uses DATABASE_URL when it is set and creates no data folder', async () => {
     const { url } = await createTestDb();
-    const dataDir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'pd-url-')), 'unused');
+    const dataDir = path.join(tempDir('pd-url-'), 'unused');
     const port = await freePort();
     const s = start(cleanEnv({ DATABASE_URL: url, DISPATCH_DATA_DIR: dataDir, PORT: String(port) }));
     await waitFor(() => health(port), (h) => h?.ok === true, { timeout: 30_000, what: `healthz (${s.output()})` });

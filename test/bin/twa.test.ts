@@ -1,16 +1,16 @@
 // npm run twa generates the Android Trusted Web Activity project offline, from the served manifest.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { listen, startTestApp } from '../helpers/app.ts';
 import { cleanEnv, startEntry } from '../helpers/process.ts';
+import { tempDir } from '../helpers/teardown.ts';
 
 describe('npm run twa', () => {
   it('writes a Gradle project whose AndroidManifest.xml names the configured host and package', async () => {
     const t = await startTestApp();
     const { url } = await listen(t);
-    const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'pd-twa-')), 'android');
+    const out = path.join(tempDir('pd-twa-'), 'android');
     const run = startEntry('bin/twa.ts', cleanEnv({
       PUBLIC_URL: url,
       TWA_PACKAGE_ID: 'dev.petal.dispatch',

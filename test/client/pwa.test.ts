@@ -1,7 +1,6 @@
 // The installable PWA in a real chromium: no installability errors, a manifest that parses, a
 // service worker that serves an offline page while the server is down and lets the app come back.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -10,6 +9,7 @@ import { listen, startTestApp, type TestApp } from '../helpers/app.ts';
 import { ARGS, CHROMIUM, SHOWS_NOTIFICATIONS, shot } from '../helpers/browser.ts';
 import { waitFor } from '../helpers/db.ts';
 import { freePort } from '../helpers/process.ts';
+import { tempDir } from '../helpers/teardown.ts';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -22,7 +22,7 @@ describe('the PWA', () => {
     let server = await listen(t, port);
     const url = `http://127.0.0.1:${port}/`;
     // A persistent context: a fresh one always reports "in-incognito" as an installability error.
-    const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'pd-chromium-'));
+    const profile = tempDir('pd-chromium-');
     const ctx = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, args: ARGS, headless: true });
     try {
       const page = ctx.pages()[0] ?? (await ctx.newPage());
@@ -69,7 +69,7 @@ describe('the PWA', () => {
 describe('the service worker push handler', () => {
   it('shows the pushed notification, naming the task and where a tap leads', async () => {
     const url = (await listen(t)).url;
-    const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'pd-chromium-'));
+    const profile = tempDir('pd-chromium-');
     const ctx = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, args: ARGS, headless: true });
     try {
       await ctx.grantPermissions(['notifications'], { origin: url });
@@ -130,11 +130,11 @@ describe('the service worker push handler', () => {
 describe('an app update', () => {
   it('replaces the old shell: the new service worker takes over, old caches go, the page reloads once', async () => {
     // A copy of the built client whose service worker can be changed, as a deploy would.
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pd-client-'));
+    const dir = tempDir('pd-client-');
     fs.cpSync(CLIENT_DIR, dir, { recursive: true });
     const app = await startTestApp({}, t.db, dir);
     const { url } = await listen(app);
-    const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'pd-chromium-'));
+    const profile = tempDir('pd-chromium-');
     const ctx = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, args: ARGS, headless: true });
     try {
       const page = ctx.pages()[0] ?? (await ctx.newPage());

@@ -2,7 +2,6 @@
 // buffer, so memory stays bounded) and retries; every line lands exactly once, in order; an SSE
 // client reconnects and resumes with no gap and no duplicate.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../functions/app.ts';
@@ -18,6 +17,7 @@ import { freePort, repoRoot } from '../helpers/process.ts';
 import { connectSse } from '../helpers/sse.ts';
 import { serve } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
+import { tempDir } from '../helpers/teardown.ts';
 
 const cleanup: (() => Promise<void>)[] = [];
 
@@ -37,7 +37,7 @@ afterAll(async () => {
 
 describe('Postgres restarted mid-run', () => {
   it('loses no line and no stream event', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pd-pgrestart-'));
+    const dir = tempDir('pd-pgrestart-');
     fs.chmodSync(dir, 0o755);
     const port = await freePort();
     let pg: EmbeddedPostgres = await startEmbeddedPostgres({ dataDir: path.join(dir, 'db'), fast: true, port });

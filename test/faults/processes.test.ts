@@ -3,13 +3,13 @@
 // `serve` with two `work` processes on one database — jobs spread, both servers stream the same
 // sequence.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createTestDb, waitFor, type TestDb } from '../helpers/db.ts';
 import { processesWith } from '../helpers/loop.ts';
 import { cleanEnv, freePort, repoRoot, startEntry, type Started } from '../helpers/process.ts';
 import { connectSse } from '../helpers/sse.ts';
+import { tempDir } from '../helpers/teardown.ts';
 
 const started: Started[] = [];
 afterAll(() => {
@@ -63,7 +63,7 @@ async function allLinesOnce(db: TestDb, taskIds: string[]): Promise<void> {
 describe('kill -9 of npm start while three workers run', () => {
   it('after a restart every line is journalled exactly once, nothing stays locked, nothing is orphaned', async () => {
     const db = await createTestDb();
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pd-kill9-'));
+    const dataDir = tempDir('pd-kill9-');
     const marker = `kill9-${Date.now()}`;
     const e = env(db, dataDir, marker, { PORT: String(await freePort()) });
     const first = start([], e);
@@ -101,7 +101,7 @@ describe('kill -9 of npm start while three workers run', () => {
 describe('two serve and two work processes on one database', () => {
   it('spread the jobs over both runners, and both servers stream the identical sequence', async () => {
     const db = await createTestDb();
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pd-scale-'));
+    const dataDir = tempDir('pd-scale-');
     const marker = `scale-${Date.now()}`;
     const ports = [await freePort(), await freePort()];
     for (const port of ports) start(['serve'], env(db, dataDir, marker, { PORT: String(port) }));
@@ -145,7 +145,7 @@ describe('two serve and two work processes on one database', () => {
 describe('a server killed mid-stream', () => {
   it('its clients resume with Last-Event-ID on the restarted server, with no gap and no duplicate', async () => {
     const db = await createTestDb();
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pd-serve-kill-'));
+    const dataDir = tempDir('pd-serve-kill-');
     const port = await freePort();
     const e = env(db, dataDir, `serve-kill-${Date.now()}`, { PORT: String(port) });
     let server = start(['serve'], e);

@@ -1,12 +1,12 @@
 // The real app over a fresh test database, for app.request() tests and real-socket tests.
 import { serve } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
-import { afterAll } from 'vitest';
 import { buildApp } from '../../functions/app.ts';
 import { loadConfig, type Config } from '../../core/config.ts';
 import type { Logger } from '../../core/log.ts';
 import { JournalHub } from '../../functions/stream/hub.ts';
 import { createTestDb, type TestDb } from './db.ts';
+import { defer } from './teardown.ts';
 
 export const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 
@@ -25,7 +25,7 @@ export async function startTestApp(env: Record<string, string> = {}, db?: TestDb
   const hub = new JournalHub(theDb.sql, quiet, { pollMs: 1000 });
   await hub.start();
   const app = buildApp({ sql: theDb.sql, config, log: quiet, hub, clientDir });
-  afterAll(() => hub.stop());
+  defer(() => hub.stop(), 'stop the journal hub');
   return {
     db: theDb,
     app,
@@ -52,6 +52,6 @@ export async function listen(t: TestApp, port = 0): Promise<{ url: string; close
     (server as unknown as { closeAllConnections(): void }).closeAllConnections();
     await new Promise<void>((r) => server.close(() => r()));
   };
-  afterAll(close);
+  defer(close, 'close the test server');
   return { url: `http://127.0.0.1:${bound}`, close };
 }

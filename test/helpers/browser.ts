@@ -3,8 +3,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { afterAll, inject } from 'vitest';
+import { inject } from 'vitest';
 import { repoRoot } from './process.ts';
+import { defer } from './teardown.ts';
 
 export const CHROMIUM = inject('chromiumPath');
 /** Whether the browser shows notifications (the headless-shell build from npm does not). */
@@ -14,7 +15,7 @@ export const SHOTS = path.join(repoRoot, 'test-output', 'screenshots');
 
 export async function launch(): Promise<Browser> {
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, headless: true });
-  afterAll(() => browser.close());
+  defer(() => browser.close(), 'close the browser');
   return browser;
 }
 

@@ -1,8 +1,9 @@
 // One fresh database per test file, cloned from the migrated template (graphile-worker's habit).
 import { randomBytes } from 'node:crypto';
-import { afterAll, inject } from 'vitest';
+import { inject } from 'vitest';
 import { createSql, type Sql } from '../../core/db/client.ts';
 import { withDatabase } from '../setup/postgres.ts';
+import { defer } from './teardown.ts';
 
 export interface TestDb {
   url: string;
@@ -12,7 +13,8 @@ export interface TestDb {
 export async function createTestDb(): Promise<TestDb> {
   const adminUrl = inject('pgAdminUrl');
   const template = inject('pgTemplate');
-  const name = `pd_t_${randomBytes(5).toString('hex')}`;
+  // pd_t_<run>_…: the global teardown (test/setup/postgres.ts) fails the run if one is left.
+  const name = `pd_t_${inject('pdRun')}_${randomBytes(5).toString('hex')}`;
   const admin = createSql(adminUrl, { max: 1 });
   try {
     await admin.unsafe(`create database ${name} template ${template}`);
@@ -21,7 +23,7 @@ export async function createTestDb(): Promise<TestDb> {
   }
   const url = withDatabase(adminUrl, name);
   const sql = createSql(url, { max: 10 });
-  afterAll(async () => {
+  defer(async () => {
     await sql.end({ timeout: 5 });
     const a = createSql(adminUrl, { max: 1 });
     try {
@@ -29,7 +31,7 @@ export async function createTestDb(): Promise<TestDb> {
     } finally {
       await a.end();
     }
-  });
+  }, `drop database ${name}`);
   return { url, sql };
 }
 

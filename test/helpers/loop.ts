@@ -4,7 +4,6 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, expect } from 'vitest';
 import { loadConfig } from '../../core/config.ts';
 import type { Logger } from '../../core/log.ts';
 import { createLogger } from '../../core/log.ts';
@@ -13,6 +12,7 @@ import { claudeBin } from '../../jobs/substrate/claude.ts';
 import { startScriptedModel, type Scenario, type ScriptedModel } from '../../fixtures/scripted-model/server.ts';
 import { listen, startTestApp } from './app.ts';
 import { createTestDb, waitFor, type TestDb } from './db.ts';
+import { defer } from './teardown.ts';
 
 export interface LoopOptions {
   scenarios: Scenario[];
@@ -22,6 +22,8 @@ export interface LoopOptions {
   log?: boolean;
   /** Also serve the app (the API and /mcp) on a loopback port; the runner's MCP URL points at it. */
   serve?: boolean;
+  /** The served app's environment (with `serve: true`). */
+  serveEnv?: Record<string, string>;
 }
 
 export interface Loop {
@@ -50,9 +52,10 @@ const silent: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 export async function startLoop(opts: LoopOptions): Promise<Loop> {
   const db = await createTestDb();
   let url: string | undefined;
-  if (opts.serve) url = (await listen(await startTestApp({}, db))).url;
+  if (opts.serve) url = (await listen(await startTestApp(opts.serveEnv ?? {}, db))).url;
   const model = await startScriptedModel(opts.scenarios);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pd-loop-'));
+  defer(() => fs.rmSync(dataDir, { recursive: true, force: true }), `remove ${dataDir}`);
   const marker = randomUUID();
   const config = loadConfig({
     DISPATCH_DATA_DIR: dataDir,
@@ -65,8 +68,10 @@ export async function startLoop(opts: LoopOptions): Promise<Loop> {
   });
   const configDir = path.join(dataDir, 'claude-config');
   fs.mkdirSync(configDir, { recursive: true });
+  // The developer's own CLAUDE_BIN / REAL_CLAUDE_BIN must not replace the real CLI under test.
+  const { CLAUDE_BIN: _ownBin, REAL_CLAUDE_BIN: _ownReal, ...inherited } = process.env;
   const childEnv: NodeJS.ProcessEnv = {
-    ...process.env,
+    ...inherited,
     ANTHROPIC_BASE_URL: model.url,
     ANTHROPIC_API_KEY: 'sk-ant-scripted-not-a-secret',
     CLAUDE_CONFIG_DIR: configDir,
@@ -88,11 +93,11 @@ export async function startLoop(opts: LoopOptions): Promise<Loop> {
     await runner.stop();
     await model.close();
   };
-  afterAll(async () => {
+  defer(async () => {
     await stop();
-    expect(processesWith(marker)).toEqual([]);
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  });
+    const left = processesWith(marker);
+    if (left.length) throw new Error(`the loop's processes outlived runner.stop(): ${left.join(', ')}`);
+  }, 'stop the loop');
 
   return {
     db,

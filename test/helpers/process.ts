@@ -3,6 +3,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import { defer } from './teardown.ts';
+
 export { freePort } from '../../core/db/embedded.ts';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -26,6 +28,15 @@ export function startEntry(entry: string, env: NodeJS.ProcessEnv, args: string[]
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.on('exit', (code, signal) => resolve({ code, signal })),
   );
+  // Whatever the test did, the process is gone when the file ends: SIGTERM (so it stops its own
+  // children), then SIGKILL after 10 s. The global teardown reports anything that outlives it.
+  defer(async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    await exited;
+    clearTimeout(timer);
+  }, `stop ${entry} ${args.join(' ')}`);
   return { child, output: () => out, exited };
 }
 

@@ -1,8 +1,8 @@
 // A Web Push service on loopback for tests (the web-push-testing package): devices subscribe to it,
 // it accepts encrypted pushes, decrypts them for the test to read, and can expire a subscription.
 import { createRequire } from 'node:module';
-import { afterAll } from 'vitest';
 import { freePort } from './process.ts';
+import { defer } from './teardown.ts';
 
 const require = createRequire(import.meta.url);
 
@@ -32,10 +32,10 @@ export async function startPushService(): Promise<PushService> {
   server.startServer();
   await new Promise<void>((r) => server._server.once('listening', () => r()));
   console.log = log;
-  afterAll(async () => {
+  defer(async () => {
     server._server.closeAllConnections?.();
     await new Promise<void>((r) => server._server.close(() => r()));
-  });
+  }, 'close the push service');
   const url = `http://localhost:${port}`;
   const post = async (path: string, body: unknown) => {
     const res = await fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body ?? {}) });

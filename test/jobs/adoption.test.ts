@@ -1,7 +1,6 @@
 // A runner killed with SIGKILL mid-run: the worker keeps writing to its spool file, the next runner
 // unlocks the dead runner's job at once, re-adopts the session, and every line lands exactly once.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -9,6 +8,7 @@ import { startScriptedModel, type Scenario } from '../../fixtures/scripted-model
 import { createTestDb, waitFor } from '../helpers/db.ts';
 import { processesWith } from '../helpers/loop.ts';
 import { cleanEnv, startEntry, type Started } from '../helpers/process.ts';
+import { tempDir } from '../helpers/teardown.ts';
 
 const scenario: Scenario = {
   name: 'adoption',
@@ -35,7 +35,7 @@ describe('a runner killed mid-run', () => {
   it('is replaced by one that re-adopts the worker; every line is journalled exactly once', async () => {
     const db = await createTestDb();
     const model = await startScriptedModel([scenario]);
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pd-adopt-'));
+    const dataDir = tempDir('pd-adopt-');
     const marker = randomUUID();
     const configDir = path.join(dataDir, 'claude-config');
     fs.mkdirSync(configDir);
@@ -88,7 +88,7 @@ describe('a runner killed mid-run', () => {
 
     const types = await db.sql<{ event_type: string; payload: Record<string, unknown> }[]>`
       select event_type, payload from dispatch.events where session_id = ${s!.id} and line_no is null order by seq`;
-    expect(types.map((r) => r.event_type)).toEqual(['session.spawned', 'session.adopted', 'session.exited', 'handoff']);
+    expect(types.map((r) => r.event_type)).toEqual(['session.spawned', 'session.adopted', 'session.exited', 'usage.recorded', 'handoff']);
     expect(types[2]!.payload).toMatchObject({ status: 'success', exit_known: false });
     const [lost] = await db.sql<{ n: number }[]>`select count(*)::int as n from dispatch.events where event_type = 'runner.lost'`;
     expect(lost!.n).toBe(1);

@@ -80,6 +80,7 @@ describe('a task submitted from SQL', () => {
       'claude.assistant',
       'claude.result',
       'session.exited',
+      'usage.recorded',
       'handoff',
     ]);
     const exited = events.find((e) => e.event_type === 'session.exited' && e.session_id === workerSession)!;

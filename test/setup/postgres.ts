@@ -7,6 +7,7 @@ import type { TestProject } from 'vitest/node';
 import { createSql } from '../../core/db/client.ts';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../core/db/embedded.ts';
 import { migrateAll } from '../../core/db/migrate.ts';
+import { failRun } from './leaks.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -26,7 +27,7 @@ export async function setup(project: TestProject) {
     embedded = await startEmbeddedPostgres({ dataDir, fast: true });
     adminUrl = embedded.url;
   }
-  const template = `pd_template_${process.pid}`;
+  const template = `pd_template_${project.getProvidedContext().pdRun}`;
   const admin = createSql(adminUrl, { max: 1 });
   try {
     await admin.unsafe(`drop database if exists ${template}`);
@@ -43,15 +44,21 @@ export async function setup(project: TestProject) {
   project.provide('pgAdminUrl', adminUrl);
   project.provide('pgTemplate', template);
 
+  const run = project.getProvidedContext().pdRun;
   return async () => {
     const a = createSql(adminUrl!, { max: 1 });
+    let left: string[] = [];
     try {
+      // Every database a test file made (test/helpers/db.ts names them pd_t_<run>_…) must be gone.
+      left = (await a<{ datname: string }[]>`select datname from pg_database where datname like ${`pd_t_${run}_%`}`).map((r) => r.datname);
+      for (const name of left) await a.unsafe(`drop database if exists ${name} with (force)`);
       await a.unsafe(`drop database if exists ${template} with (force)`);
     } finally {
       await a.end();
     }
     await embedded?.stop();
     if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+    if (left.length) failRun([`databases left behind: ${left.join(', ')}`]);
   };
 }
 

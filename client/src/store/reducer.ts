@@ -19,7 +19,8 @@ export interface Message {
 
 export interface Focus {
   task_id: string | null;
-  thread_id: number | null;
+  /** The Trellis thread id as Trellis gives it. */
+  thread_id: string | number | null;
 }
 
 export interface Model {
@@ -161,7 +162,7 @@ export function reduce(m: Model, row: EventRow): Model {
     }
     case 'focus.changed':
       if (history) return out;
-      return { ...out, focus: { task_id: (p.task_id as string) ?? null, thread_id: (p.thread_id as number) ?? null } };
+      return { ...out, focus: { task_id: (p.task_id as string) ?? null, thread_id: (p.thread_id as string | number) ?? null } };
     case 'orchestrator.working_set':
       if (!row.project_id || history) return out;
       return { ...out, workingSets: put(out.workingSets, row.project_id, { ...(p as WorkingSet), seq: row.seq } as WorkingSet) };

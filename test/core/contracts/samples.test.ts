@@ -37,6 +37,7 @@ const message = { id: id(), message_id: id(), project_id: task.project_id, text:
 const focus = { id: id(), seq: 10, thread_id: 4, task_id: task.id, project_id: task.project_id, created_at: at };
 const status = { name: 'failed', terminal: true, clean: false, alarming: true, failure: true, blocking: false, needs_user: false, notifies: true, description: 'x' };
 const workingSet = { session_id: id(), turn_status: 'success', in_flight: [{ task_id: task.id, status: 'running', brief: 'b', attempt: 1 }], stop: null, seq: 11, future_field: 1 };
+const totals = { cost_usd: 0.42, input_tokens: 1200, output_tokens: 300, cache_read_tokens: 5000, cache_creation_tokens: 40, sessions: 3 };
 const usage = { cost_usd: 0.0123, input_tokens: 25, output_tokens: 3, cache_read_tokens: 0, cache_creation_tokens: 0, models: ['claude-opus-4-8'] };
 
 const cases: Case[] = [
@@ -90,8 +91,8 @@ const cases: Case[] = [
   },
   {
     name: 'focus', zod: S.zod.FocusSchema, valibot: S.valibot.FocusSchema,
-    accepted: [focus, { ...focus, thread_id: null, task_id: null, project_id: null }],
-    rejected: [{ ...focus, thread_id: 'four' }, { ...focus, id: undefined }],
+    accepted: [focus, { ...focus, thread_id: 'th_four' }, { ...focus, thread_id: null, task_id: null, project_id: null }],
+    rejected: [{ ...focus, thread_id: true }, { ...focus, thread_id: { id: 4 } }, { ...focus, id: undefined }],
   },
   {
     name: 'status row', zod: S.zod.StatusRowSchema, valibot: S.valibot.StatusRowSchema,
@@ -107,6 +108,24 @@ const cases: Case[] = [
     name: 'usage', zod: S.zod.UsageSchema, valibot: S.valibot.UsageSchema,
     accepted: [usage, { ...usage, cost_usd: null, models: [] }],
     rejected: [{ ...usage, input_tokens: -1 }, { ...usage, output_tokens: 1.5 }, { ...usage, models: undefined }],
+  },
+  {
+    name: 'usage report', zod: S.zod.UsageReportSchema, valibot: S.valibot.UsageReportSchema,
+    accepted: [
+      { rows: [{ key: '2026-01-02', ...totals }], total: totals },
+      { rows: [], total: { ...totals, cost_usd: 0, sessions: 0 } },
+    ],
+    rejected: [
+      { rows: [{ ...totals }], total: totals }, { rows: [], total: { ...totals, cost_usd: null } },
+      { rows: [], total: { ...totals, sessions: -1 } }, { rows: [] },
+    ],
+  },
+  {
+    name: 'task usage', zod: S.zod.TaskUsageSchema, valibot: S.valibot.TaskUsageSchema,
+    accepted: [
+      { task_id: task.id, total: totals, by_role: [{ key: 'worker', ...totals }, { key: 'orchestrator', ...totals, sessions: 0 }], by_model: [{ key: 'claude-opus-4-8', ...totals }] },
+    ],
+    rejected: [{ task_id: 'x', total: totals, by_role: [], by_model: [] }, { task_id: task.id, total: totals, by_role: [totals], by_model: [] }],
   },
   {
     name: 'trellis view', zod: S.zod.TrellisViewSchema, valibot: S.valibot.TrellisViewSchema,

@@ -52,6 +52,8 @@ export type ContractTypesAgree = [
   Check<Equal<Z<typeof St.TaskDetailSchema>, V<typeof Ct.TaskDetailSchema>>>,
   Check<Same<Z<typeof Str.TrellisViewSchema>, V<typeof Ctr.TrellisViewSchema>>>,
   Check<Equal<Z<typeof Su.UsageSchema>, V<typeof Cu.UsageSchema>>>,
+  Check<Equal<Z<typeof Su.UsageReportSchema>, V<typeof Cu.UsageReportSchema>>>,
+  Check<Equal<Z<typeof Su.TaskUsageSchema>, V<typeof Cu.TaskUsageSchema>>>,
   Check<Same<Z<typeof Sw.WorkingSetSchema>, V<typeof Cw.WorkingSetSchema>>>,
   Check<Same<Z<typeof Sst.StateSchema>, V<typeof Cst.StateSchema>>>,
 ];

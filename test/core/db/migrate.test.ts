@@ -1,13 +1,13 @@
 // The migration runner applies numbered files once, in order, and refuses gaps.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { listMigrations, migrate } from '../../../core/db/migrate.ts';
 import { createTestDb } from '../../helpers/db.ts';
+import { tempDir } from '../../helpers/teardown.ts';
 
 function dirWith(files: Record<string, string>): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pd-mig-'));
+  const dir = tempDir('pd-mig-');
   for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), text);
   return dir;
 }

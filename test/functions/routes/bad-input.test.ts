@@ -43,7 +43,7 @@ describe('every POST route', () => {
       await expectError(await t.call('POST', path, {}), 400, 'invalid_input');
     });
     it(`${path}: wrong types → 400`, async () => {
-      const wrong = Object.fromEntries(Object.keys(valid()).map((k) => [k, k === 'thread_id' ? 'seven' : 12345]));
+      const wrong = Object.fromEntries(Object.keys(valid()).map((k) => [k, k === 'thread_id' ? { seven: 7 } : 12345]));
       await expectError(await t.call('POST', path, wrong), 400, 'invalid_input');
     });
     it(`${path}: an array or a scalar → 400`, async () => {

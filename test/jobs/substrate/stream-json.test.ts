@@ -62,7 +62,10 @@ describe('the lines of a real run', () => {
     expect(facts[0]).toEqual({ substrateSessionId: 'c210528c-af02-49d2-ba11-ebc62e4c52ca' });
     expect(facts[1]).toEqual({ substrateSessionId: 'c210528c-af02-49d2-ba11-ebc62e4c52ca', retry: { status: 401, error: 'authentication_failed' } });
     expect(facts[3]).toBeNull();
-    expect(facts[4]!.result).toEqual({ isError: true, kind: 'success', text: 'Invalid API key · Fix external API key', errorStatus: 401 });
+    expect(facts[4]!.result).toEqual({
+      isError: true, kind: 'success', text: 'Invalid API key · Fix external API key', errorStatus: 401,
+      usage: { cost_usd: 0, input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_creation_tokens: 0, models: [], by_model: [] },
+    });
   });
 
   it('reads a journalled result back: its text and its usage', () => {
@@ -70,10 +73,41 @@ describe('the lines of a real run', () => {
     expect(substrate.readResult(result)).toEqual({
       text: 'The command printed: hello from the worker.',
       isError: false,
-      usage: { cost_usd: 0.0008500000000000001, input_tokens: 50, output_tokens: 24, cache_read_tokens: 0, cache_creation_tokens: 0, models: ['claude-opus-4-8[1m]'] },
+      usage: {
+        cost_usd: 0.0008500000000000001, input_tokens: 50, output_tokens: 24, cache_read_tokens: 0, cache_creation_tokens: 0, models: ['claude-opus-4-8'],
+        by_model: [{ model: 'claude-opus-4-8', cost_usd: 0.0008500000000000001, input_tokens: 50, output_tokens: 24, cache_read_tokens: 0, cache_creation_tokens: 0 }],
+      },
     });
     expect(substrate.readResult({ type: 'assistant' })).toBeNull();
+    expect(substrate.readResult({ type: 'result', result: 'x' })!.usage).toBeNull();
     expect(substrate.readResult(null)).toBeNull();
+  });
+});
+
+describe('usage', () => {
+  // A result stopped by --max-budget-usd (pinned CLI 2.1.197): the top-level usage is all zeros,
+  // modelUsage holds what was spent.
+  const budgetStop = {
+    type: 'result', subtype: 'error_max_budget_usd', is_error: true, num_turns: 1, total_cost_usd: 1.0875,
+    usage: { input_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 0 },
+    modelUsage: {
+      'claude-opus-4-8[1m]': { inputTokens: 100000, outputTokens: 20000, cacheReadInputTokens: 50000, cacheCreationInputTokens: 10000, costUSD: 1.0875 },
+      'claude-opus-4-8': { inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheCreationInputTokens: 0, costUSD: 0 },
+      'claude-haiku-4-5': { inputTokens: 10, outputTokens: 2, cacheReadInputTokens: 0, cacheCreationInputTokens: 0, costUSD: 0.00002 },
+    },
+    errors: ['Reached maximum budget ($0.5)'],
+  };
+
+  it('is read per model from modelUsage (a context-window variant is the same model), the totals summed from it', () => {
+    const facts = read(Buffer.from(JSON.stringify(budgetStop))).facts!;
+    expect(facts.result!.usage).toEqual({
+      cost_usd: 1.0875, input_tokens: 100010, output_tokens: 20002, cache_read_tokens: 50000, cache_creation_tokens: 10000,
+      models: ['claude-opus-4-8', 'claude-haiku-4-5'],
+      by_model: [
+        { model: 'claude-opus-4-8', cost_usd: 1.0875, input_tokens: 100000, output_tokens: 20000, cache_read_tokens: 50000, cache_creation_tokens: 10000 },
+        { model: 'claude-haiku-4-5', cost_usd: 0.00002, input_tokens: 10, output_tokens: 2, cache_read_tokens: 0, cache_creation_tokens: 0 },
+      ],
+    });
   });
 });
 

@@ -1,0 +1,56 @@
+// GET /api/usage: what runs cost (the CLI's own estimate), summed over a range and grouped; and
+// GET /api/tasks/:id/usage: one task's cost by session role and model. Both read dispatch.usage /
+// dispatch.task_usage, the functions psql and the operator CLI use.
+import { createRoute } from '@hono/zod-openapi';
+import { json, newRouter } from './openapi.ts';
+import { AppError } from '../errors.ts';
+import { ErrorBody } from '../../core/contracts/common.ts';
+import { TaskUsageSchema, UsageReportSchema, type TaskUsage, type UsageReport } from '../../core/contracts/usage.ts';
+import { IdParam, UsageQuery } from '../schemas.ts';
+
+export function usageRoutes() {
+  return newRouter()
+    .openapi(
+      createRoute({
+        method: 'get',
+        path: '/usage',
+        request: { query: UsageQuery },
+        responses: {
+          200: json(UsageReportSchema, 'usage in [since, until), grouped'),
+          400: json(ErrorBody, 'bad input'),
+          404: json(ErrorBody, 'unknown project'),
+        },
+      }),
+      async (c) => {
+        const { sql } = c.var.deps;
+        const q = c.req.valid('query');
+        if (q.project_id) {
+          const [p] = await sql`select 1 as one from dispatch.projects where id = ${q.project_id}`;
+          if (!p) throw new AppError(404, 'not_found', `no project ${q.project_id}`);
+        }
+        if (q.since && q.until && Date.parse(q.since) > Date.parse(q.until)) {
+          throw new AppError(400, 'invalid_input', 'since is after until');
+        }
+        const [row] = await sql<{ r: UsageReport }[]>`
+          select dispatch.usage(${q.project_id ?? null}, ${q.since ?? null}, ${q.until ?? null}, ${q.group}) as r`;
+        return c.json(row!.r, 200);
+      },
+    )
+    .openapi(
+      createRoute({
+        method: 'get',
+        path: '/tasks/{id}/usage',
+        request: { params: IdParam },
+        responses: {
+          200: json(TaskUsageSchema, 'what the task cost, by session role and model'),
+          400: json(ErrorBody, 'bad input'),
+          404: json(ErrorBody, 'unknown task'),
+        },
+      }),
+      async (c) => {
+        const { sql } = c.var.deps;
+        const [row] = await sql<{ r: TaskUsage }[]>`select dispatch.task_usage(${c.req.valid('param').id}) as r`;
+        return c.json(row!.r, 200);
+      },
+    );
+}

@@ -1,0 +1,182 @@
+-- What runs cost: recording a finished session's usage, and the reports over it (the psql
+-- interface of GET /api/usage and the operator CLI's `usage`).
+
+-- Records what a session cost, in the substrate's neutral shape:
+--   {cost_usd, input_tokens, output_tokens, cache_read_tokens, cache_creation_tokens,
+--    by_model: [{model, cost_usd, input_tokens, output_tokens, cache_read_tokens, cache_creation_tokens}]}
+-- Called in the transaction that journals the session's exit. Once per session: a second call
+-- (a re-adopted session closed twice) changes nothing and returns null.
+create or replace function dispatch.record_usage(session_id uuid, usage jsonb) returns uuid
+  language plpgsql volatile as $$
+declare
+  s dispatch.sessions;
+  models jsonb;
+  n integer;
+  ev uuid;
+begin
+  select * into s from dispatch.sessions ss where ss.id = record_usage.session_id;
+  if not found then
+    raise exception 'no session %', record_usage.session_id using errcode = 'P0002';
+  end if;
+  if record_usage.usage is null or jsonb_typeof(record_usage.usage) <> 'object' then
+    return null;
+  end if;
+  models := coalesce(record_usage.usage -> 'by_model', '[]'::jsonb);
+  if jsonb_typeof(models) <> 'array' or jsonb_array_length(models) = 0 then
+    models := jsonb_build_array(record_usage.usage || jsonb_build_object('model', 'unknown'));
+  end if;
+  insert into dispatch.session_usage (session_id, model, project_id, task_id, role, ended_at, cost_usd, input_tokens,
+                                      output_tokens, cache_read_tokens, cache_creation_tokens, sessions)
+  select s.id, m.model, s.project_id, s.task_id, s.role, coalesce(s.ended_at, now()), m.cost, m.i, m.o, m.cr, m.cc,
+         case when row_number() over (order by m.cost desc, m.model) = 1 then 1 else 0 end
+    from (select coalesce(nullif(x ->> 'model', ''), 'unknown') as model,
+                 greatest(coalesce((x ->> 'cost_usd')::numeric, 0), 0) as cost,
+                 greatest(coalesce((x ->> 'input_tokens')::bigint, 0), 0) as i,
+                 greatest(coalesce((x ->> 'output_tokens')::bigint, 0), 0) as o,
+                 greatest(coalesce((x ->> 'cache_read_tokens')::bigint, 0), 0) as cr,
+                 greatest(coalesce((x ->> 'cache_creation_tokens')::bigint, 0), 0) as cc
+            from jsonb_array_elements(models) x) m
+  on conflict do nothing;
+  get diagnostics n = row_count;
+  if n = 0 then
+    return null;
+  end if;
+  insert into dispatch.events (project_id, session_id, task_id, event_type, payload)
+  select s.project_id, s.id, s.task_id, 'usage.recorded',
+         jsonb_build_object('role', s.role, 'cost_usd', sum(u.cost_usd), 'input_tokens', sum(u.input_tokens),
+                            'output_tokens', sum(u.output_tokens), 'cache_read_tokens', sum(u.cache_read_tokens),
+                            'cache_creation_tokens', sum(u.cache_creation_tokens),
+                            'models', jsonb_agg(u.model order by u.cost_usd desc, u.model))
+    from dispatch.session_usage u where u.session_id = s.id
+  returning event_id into ev;
+  return ev;
+end $$;
+
+-- The key a usage row is grouped under.
+create or replace function dispatch.usage_key(group_by text, project_id uuid, task_id uuid, role text, model text,
+                                              at timestamptz) returns text
+  language sql immutable as $$
+  select case group_by
+           when 'day' then to_char(at at time zone 'UTC', 'YYYY-MM-DD')
+           when 'model' then model
+           when 'project' then project_id::text
+           when 'role' then role
+           when 'task' then coalesce(task_id::text, '')
+           else 'all'
+         end
+$$;
+
+-- Usage of one project (all projects when project_id is null) in [since, until) (open ends when
+-- null), grouped by task, day (UTC), model, project or role:
+--   {rows: [{key, cost_usd, input_tokens, output_tokens, cache_read_tokens, cache_creation_tokens, sessions}],
+--    total: {…the same fields}}
+-- Whole hours come from the hourly rollup and the partial hours at either edge from the sessions
+-- themselves, so any range is exact and a year of a busy project reads a few thousand rows.
+-- Grouping by task reads the sessions of the range (tasks are not in the rollup). Sessions of no
+-- task (orchestrator turns) are grouped under the key ''.
+create or replace function dispatch.usage(project_id uuid, since timestamptz default null,
+                                          until timestamptz default null, group_by text default 'day')
+  returns jsonb language plpgsql stable as $$
+declare
+  lo timestamptz := coalesce(since, '-infinity');
+  hi timestamptz := coalesce(until, 'infinity');
+  hlo timestamptz;
+  hhi timestamptz;
+  result jsonb;
+begin
+  if group_by is null or group_by not in ('task', 'day', 'model', 'project', 'role') then
+    raise exception 'group_by must be task, day, model, project or role (got %)', group_by using errcode = '22023';
+  end if;
+  hlo := case when date_trunc('hour', lo, 'UTC') = lo then lo else date_trunc('hour', lo, 'UTC') + interval '1 hour' end;
+  hhi := date_trunc('hour', hi, 'UTC');
+  if group_by = 'task' then
+    hlo := hi; -- no rollup: every session of the range is read
+    hhi := hi;
+  end if;
+  with parts as (
+    select dispatch.usage_key(group_by, h.project_id, null, h.role, h.model, h.hour) as key,
+           h.cost_usd, h.input_tokens, h.output_tokens, h.cache_read_tokens, h.cache_creation_tokens, h.sessions
+      from dispatch.usage_hourly h
+     where (usage.project_id is null or h.project_id = usage.project_id)
+       and h.hour >= hlo and h.hour < hhi
+    union all
+    select dispatch.usage_key(group_by, u.project_id, u.task_id, u.role, u.model, u.ended_at),
+           u.cost_usd, u.input_tokens, u.output_tokens, u.cache_read_tokens, u.cache_creation_tokens, u.sessions
+      from dispatch.session_usage u
+     where (usage.project_id is null or u.project_id = usage.project_id)
+       and u.ended_at >= lo and u.ended_at < least(hlo, hi)
+    union all
+    select dispatch.usage_key(group_by, u.project_id, u.task_id, u.role, u.model, u.ended_at),
+           u.cost_usd, u.input_tokens, u.output_tokens, u.cache_read_tokens, u.cache_creation_tokens, u.sessions
+      from dispatch.session_usage u
+     where (usage.project_id is null or u.project_id = usage.project_id)
+       and u.ended_at >= greatest(hhi, least(hlo, hi)) and u.ended_at < hi
+  ), grouped as (
+    select key, sum(cost_usd) as cost_usd, sum(input_tokens) as input_tokens, sum(output_tokens) as output_tokens,
+           sum(cache_read_tokens) as cache_read_tokens, sum(cache_creation_tokens) as cache_creation_tokens,
+           sum(sessions) as sessions
+      from parts group by key
+  )
+  select jsonb_build_object(
+           'rows', coalesce(jsonb_agg(dispatch.usage_json(g.key, g.cost_usd, g.input_tokens, g.output_tokens, g.cache_read_tokens,
+                                                          g.cache_creation_tokens, g.sessions) order by g.key), '[]'::jsonb),
+           'total', dispatch.usage_json(null, coalesce(sum(g.cost_usd), 0), coalesce(sum(g.input_tokens), 0),
+                                        coalesce(sum(g.output_tokens), 0), coalesce(sum(g.cache_read_tokens), 0),
+                                        coalesce(sum(g.cache_creation_tokens), 0), coalesce(sum(g.sessions), 0)))
+    into result
+    from grouped g;
+  return result;
+end $$;
+
+-- One usage row as JSON (key left out when null). Cost rounded to a millionth of a dollar.
+create or replace function dispatch.usage_json(key text, cost_usd numeric, input_tokens numeric, output_tokens numeric,
+                                               cache_read_tokens numeric, cache_creation_tokens numeric, sessions numeric)
+  returns jsonb language sql immutable as $$
+  select jsonb_strip_nulls(jsonb_build_object('key', key)) || jsonb_build_object(
+    'cost_usd', round(cost_usd, 6), 'input_tokens', input_tokens, 'output_tokens', output_tokens,
+    'cache_read_tokens', cache_read_tokens, 'cache_creation_tokens', cache_creation_tokens, 'sessions', sessions)
+$$;
+
+-- What one task cost, whole and broken down: by session role (worker, extractor, …, and
+-- `orchestrator`: its share of the turn that spawned it, the turn's cost split evenly over the
+-- tasks that turn spawned) and by model:
+--   {task_id, total: {…}, by_role: [{key, …}], by_model: [{key, …}]}
+-- total is what the task's own sessions cost; the orchestrator share is shown beside it, not in it.
+create or replace function dispatch.task_usage(task_id uuid) returns jsonb
+  language plpgsql stable as $$
+declare
+  t dispatch.tasks;
+  share jsonb;
+  own jsonb;
+begin
+  select * into t from dispatch.tasks tk where tk.id = task_usage.task_id;
+  if not found then
+    raise exception 'no task %', task_usage.task_id using errcode = 'P0002';
+  end if;
+  if t.spawned_by_session is not null then
+    select dispatch.usage_json('orchestrator', sum(u.cost_usd) / n.tasks, round(sum(u.input_tokens) / n.tasks),
+                               round(sum(u.output_tokens) / n.tasks), round(sum(u.cache_read_tokens) / n.tasks),
+                               round(sum(u.cache_creation_tokens) / n.tasks), 0)
+      into share
+      from dispatch.session_usage u,
+           lateral (select count(*) as tasks from dispatch.tasks x where x.spawned_by_session = t.spawned_by_session) n
+     where u.session_id = t.spawned_by_session
+     group by n.tasks;
+  end if;
+  with u as (select * from dispatch.session_usage su where su.task_id = t.id)
+  select jsonb_build_object(
+    'task_id', t.id,
+    'total', (select dispatch.usage_json(null, coalesce(sum(cost_usd), 0), coalesce(sum(input_tokens), 0), coalesce(sum(output_tokens), 0),
+                                         coalesce(sum(cache_read_tokens), 0), coalesce(sum(cache_creation_tokens), 0),
+                                         coalesce(sum(sessions), 0)) from u),
+    'by_role', coalesce((select jsonb_agg(r order by r ->> 'key') from (
+                 select dispatch.usage_json(role, sum(cost_usd), sum(input_tokens), sum(output_tokens), sum(cache_read_tokens),
+                                            sum(cache_creation_tokens), sum(sessions)) as r
+                   from u group by role) x), '[]'::jsonb) || coalesce(jsonb_build_array(share), '[]'::jsonb),
+    'by_model', coalesce((select jsonb_agg(r order by r ->> 'key') from (
+                 select dispatch.usage_json(model, sum(cost_usd), sum(input_tokens), sum(output_tokens), sum(cache_read_tokens),
+                                            sum(cache_creation_tokens), sum(sessions)) as r
+                   from u group by model) x), '[]'::jsonb))
+    into own;
+  return own;
+end $$;
