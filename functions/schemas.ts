@@ -18,7 +18,7 @@ export const EventFilterQuery = z.object({
   tier: z.enum(TIERS).optional(),
   /** Only these event types. */
   type: EventTypeList.optional(),
-  /** Not these event types (e.g. `claude.stream_event`, the partial tokens a phone does not show). */
+  /** Not these event types (e.g. the partial-token lines a phone does not show). */
   not_type: EventTypeList.optional(),
 });
 
