@@ -3,7 +3,7 @@ import path from 'node:path';
 import fs from 'node:fs';
 import { loadConfig } from '../core/config.ts';
 import { createSql, type Sql } from '../core/db/client.ts';
-import type { UsageReport, UsageRow, UsageTotals } from '../core/contracts/usage.ts';
+import type { BudgetState, UsageReport, UsageRow, UsageTotals } from '../core/contracts/usage.ts';
 
 const USAGE = `usage: npm run dispatch -- <command>
   project add NAME                      create a project
@@ -16,6 +16,8 @@ const USAGE = `usage: npm run dispatch -- <command>
   usage [--project NAME|all] [--since T] [--until T] [--group day|task|model|project|role]
                                         what runs cost (the CLI's own estimate), as GET /api/usage
   usage task TASK_ID                    one task's cost by session role and model
+  budget [--project NAME] [--per-task USD|none] [--per-day USD|none]
+                                        show or set a project's budget (raising it releases held tasks)
 Uses DATABASE_URL, or the embedded Postgres of a running npm start in DISPATCH_DATA_DIR.`;
 
 /** DATABASE_URL, or the running embedded cluster found through its postmaster.pid. */
@@ -100,6 +102,21 @@ async function run(sql: Sql, argv: string[]): Promise<void> {
     const id = project === 'all' ? null : await projectId(sql, project);
     const [r] = await sql<{ r: UsageReport }[]>`select dispatch.usage(${id}, ${since}, ${until}, ${group}) as r`;
     printUsage(print, group, r!.r.rows, r!.r.total);
+  } else if (noun === 'budget') {
+    if (verb) args.unshift(verb);
+    const project = option(args, '--project');
+    const perTask = option(args, '--per-task');
+    const perDay = option(args, '--per-day');
+    const id = await projectId(sql, project);
+    if (perTask !== undefined || perDay !== undefined) {
+      const [cur] = await sql<{ b: BudgetState }[]>`select dispatch.budget_state(${id}) as b`;
+      const value = (v: string | undefined, was: number | null) => (v === undefined ? was : v === 'none' ? null : Number(v));
+      await sql`select dispatch.set_budget(${id}, ${value(perTask, cur!.b.per_task_usd)}, ${value(perDay, cur!.b.per_day_usd)})`;
+    }
+    const [b] = await sql<{ b: BudgetState }[]>`select dispatch.budget_state(${id}) as b`;
+    const usd = (n: number | null) => (n === null ? 'none' : `$${n.toFixed(2)}`);
+    print(`per task ${usd(b!.b.per_task_usd)} · per day ${usd(b!.b.per_day_usd)} · spent today (${b!.b.day}, UTC) ${usd(b!.b.spent_today_usd)}` +
+      ` · left ${usd(b!.b.remaining_today_usd)} · held tasks ${b!.b.held_tasks}`);
   } else if (noun === 'tail') {
     let last = Number(option([verb ?? '', ...args].filter(Boolean), '--after') ?? NaN);
     if (Number.isNaN(last)) last = (await sql<{ s: number }[]>`select coalesce(max(seq), 0) as s from dispatch.events`)[0]!.s;

@@ -30,6 +30,7 @@ export function workerIntent(task: { brief: string; approach: string | null }, p
     tools: pc.allowed_tools,
     permissionMode: pc.permission_mode,
     model: pc.model,
+    ...(pc.budget?.per_task_usd !== undefined ? { limits: { maxBudgetUsd: pc.budget.per_task_usd } } : {}),
     extraArgs: [...(config.CLAUDE_ARGS ?? []), ...(pc.extra_args ?? [])],
   };
 }

@@ -26,7 +26,34 @@ export const turnInputSchema = z.object({
 });
 export type TurnInput = z.infer<typeof turnInputSchema>;
 
-export function orchestratorPrompt(projectName: string, mode: string, input: TurnInput, trellis?: TrellisAtTurn): string {
+/** The project's budget as dispatch.budget_state reports it (US dollars, the substrate's estimate). */
+export interface BudgetState {
+  per_task_usd: number | null;
+  per_day_usd: number | null;
+  spent_today_usd: number;
+  remaining_today_usd: number | null;
+  held_tasks: number;
+}
+
+/** One line on the budget for the turn prompt; null when the project has none. */
+export function budgetLine(b: BudgetState | null | undefined): string | null {
+  if (!b || (b.per_task_usd === null && b.per_day_usd === null)) return null;
+  const parts: string[] = [];
+  if (b.per_day_usd !== null) {
+    parts.push(`$${(b.remaining_today_usd ?? 0).toFixed(2)} of the $${b.per_day_usd.toFixed(2)} daily budget left today ($${b.spent_today_usd.toFixed(2)} spent)`);
+    if (b.held_tasks) parts.push(`${b.held_tasks} task(s) held until it is raised or the day ends`);
+  }
+  if (b.per_task_usd !== null) parts.push(`each worker stops at $${b.per_task_usd.toFixed(2)} and ends partial ("budget reached")`);
+  return `Budget: ${parts.join('; ')}.`;
+}
+
+export function orchestratorPrompt(
+  projectName: string,
+  mode: string,
+  input: TurnInput,
+  trellis?: TrellisAtTurn,
+  budget?: BudgetState | null,
+): string {
   const parts: string[] = [];
   if (!input.resume) {
     parts.push(
@@ -39,6 +66,8 @@ export function orchestratorPrompt(projectName: string, mode: string, input: Tur
     );
   }
   parts.push(`Turn of the orchestrator of project "${projectName}".`);
+  const money = budgetLine(budget);
+  if (money) parts.push(money);
   if (trellis?.available && trellis.live_thread) {
     const t = trellis.live_thread;
     parts.push(

@@ -20,6 +20,11 @@ const fields = {
   mode: z.enum(PROJECT_MODES).optional(),
   /** Tools the orchestrator may use besides the dispatch tools. */
   orchestrator_tools: z.array(z.string().min(1)).max(100).optional(),
+  /** Spend limits in US dollars (the substrate's own estimate): per worker run, and per UTC day for the project. */
+  budget: z
+    .object({ per_task_usd: z.number().positive().optional(), per_day_usd: z.number().nonnegative().optional() })
+    .strict()
+    .optional(),
   /** A local git repository: each task attempt then works in its own worktree of it. */
   repo: z.string().min(1).max(4096).optional(),
   /** The branch worktrees start from and merges go into (default: the repository's current branch). */

@@ -14,6 +14,12 @@ export const ProjectConfigSchema = v.looseObject({
   extractor_args: list(v.string()),
   mode: v.optional(v.picklist(PROJECT_MODES)),
   orchestrator_tools: list(name),
+  budget: v.optional(
+    v.strictObject({
+      per_task_usd: v.optional(v.pipe(v.number(), v.gtValue(0))),
+      per_day_usd: v.optional(v.pipe(v.number(), v.minValue(0))),
+    }),
+  ),
   repo: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(4096))),
   base: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(255))),
 });

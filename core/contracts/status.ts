@@ -17,6 +17,7 @@ export const STATUS_NAMES = [
   'skipped',
   'gated',
   'extraction_failed',
+  'held',
 ] as const;
 export type Status = (typeof STATUS_NAMES)[number];
 

@@ -50,3 +50,23 @@ export const TaskUsageSchema = z
   .object({ task_id: z.string().uuid(), total: UsageTotalsSchema, by_role: z.array(UsageRowSchema), by_model: z.array(UsageRowSchema) })
   .openapi('TaskUsage');
 export type TaskUsage = z.output<typeof TaskUsageSchema>;
+
+/** A project's budget and what is left of it today (UTC), as dispatch.budget_state reports it. */
+export const BudgetStateSchema = z
+  .object({
+    per_task_usd: z.number().nullable(),
+    per_day_usd: z.number().nullable(),
+    /** The UTC day the figures are for (YYYY-MM-DD). */
+    day: z.string(),
+    spent_today_usd: z.number(),
+    remaining_today_usd: z.number().nullable(),
+    held_tasks: z.number().int().nonnegative(),
+  })
+  .openapi('BudgetState');
+export type BudgetState = z.output<typeof BudgetStateSchema>;
+
+/** PUT /api/projects/:id/budget: each limit in US dollars; null or left out removes it. */
+export const BudgetInput = z
+  .object({ per_task_usd: z.number().positive().nullable().optional(), per_day_usd: z.number().nonnegative().nullable().optional() })
+  .strict()
+  .openapi('BudgetInput');

@@ -40,3 +40,13 @@ export const TaskUsageSchema = v.object({
   by_model: v.array(UsageRowSchema),
 });
 export type TaskUsage = v.InferOutput<typeof TaskUsageSchema>;
+
+export const BudgetStateSchema = v.object({
+  per_task_usd: v.nullable(v.number()),
+  per_day_usd: v.nullable(v.number()),
+  day: v.string(),
+  spent_today_usd: v.number(),
+  remaining_today_usd: v.nullable(v.number()),
+  held_tasks: tokens,
+});
+export type BudgetState = v.InferOutput<typeof BudgetStateSchema>;

@@ -1,11 +1,14 @@
 // GET /api/usage: what runs cost (the CLI's own estimate), summed over a range and grouped; and
 // GET /api/tasks/:id/usage: one task's cost by session role and model. Both read dispatch.usage /
-// dispatch.task_usage, the functions psql and the operator CLI use.
+// dispatch.task_usage, the functions psql and the operator CLI use. GET/PUT /api/projects/:id/budget:
+// a project's budget and what is left of it today.
 import { createRoute } from '@hono/zod-openapi';
 import { json, newRouter } from './openapi.ts';
 import { AppError } from '../errors.ts';
 import { ErrorBody } from '../../core/contracts/common.ts';
-import { TaskUsageSchema, UsageReportSchema, type TaskUsage, type UsageReport } from '../../core/contracts/usage.ts';
+import {
+  BudgetInput, BudgetStateSchema, TaskUsageSchema, UsageReportSchema, type BudgetState, type TaskUsage, type UsageReport,
+} from '../../core/contracts/usage.ts';
 import { IdParam, UsageQuery } from '../schemas.ts';
 
 export function usageRoutes() {
@@ -51,6 +54,41 @@ export function usageRoutes() {
         const { sql } = c.var.deps;
         const [row] = await sql<{ r: TaskUsage }[]>`select dispatch.task_usage(${c.req.valid('param').id}) as r`;
         return c.json(row!.r, 200);
+      },
+    )
+    .openapi(
+      createRoute({
+        method: 'get',
+        path: '/projects/{id}/budget',
+        request: { params: IdParam },
+        responses: { 200: json(BudgetStateSchema, 'the budget and what is left today'), 404: json(ErrorBody, 'unknown project') },
+      }),
+      async (c) => {
+        const { sql } = c.var.deps;
+        const id = c.req.valid('param').id;
+        const [p] = await sql`select 1 as one from dispatch.projects where id = ${id}`;
+        if (!p) throw new AppError(404, 'not_found', `no project ${id}`);
+        const [row] = await sql<{ b: BudgetState }[]>`select dispatch.budget_state(${id}) as b`;
+        return c.json(row!.b, 200);
+      },
+    )
+    .openapi(
+      createRoute({
+        method: 'put',
+        path: '/projects/{id}/budget',
+        request: { params: IdParam, body: { content: { 'application/json': { schema: BudgetInput } }, required: true } },
+        responses: {
+          200: json(BudgetStateSchema, 'the new budget; raising it released the held tasks'),
+          400: json(ErrorBody, 'bad input'),
+          404: json(ErrorBody, 'unknown project'),
+        },
+      }),
+      async (c) => {
+        const { sql } = c.var.deps;
+        const b = c.req.valid('json');
+        const [row] = await sql<{ b: BudgetState }[]>`
+          select dispatch.set_budget(${c.req.valid('param').id}, ${b.per_task_usd ?? null}, ${b.per_day_usd ?? null}) as b`;
+        return c.json(row!.b, 200);
       },
     );
 }

@@ -52,7 +52,14 @@ export function deriveStatus(f: StreamFacts, e: ExitFacts): Derived {
   return { status: 'failed', reason: `exit ${e.code} after a successful result` };
 }
 
+/** The kind of result Claude Code ends a run with when --max-budget-usd stops it. */
+export const BUDGET_RESULT_KIND = 'error_max_budget_usd';
+
 function fromErrorResult(f: StreamFacts, code?: number | null): Derived {
+  if (f.resultKind === BUDGET_RESULT_KIND) {
+    const spent = f.usage?.cost_usd;
+    return { status: 'partial', reason: spent != null ? `budget reached ($${spent.toFixed(2)} spent)` : 'budget reached' };
+  }
   const limited = limitedBy(f);
   if (limited) return { status: 'rate_limited', reason: limited };
   const what = f.resultText ? firstLine(f.resultText) : (f.resultKind ?? 'error result');

@@ -4,6 +4,7 @@ import type { JobContext } from '../context.ts';
 import { extractHandoff } from './extract_handoff.ts';
 import { orchestratorTurn } from './orchestrator_turn.ts';
 import { pushNotify } from './push_notify.ts';
+import { releaseHeld } from './release_held.ts';
 import { spawnWorker } from './spawn_worker.ts';
 import { sweepSessions } from './sweep_sessions.ts';
 import { validateHandoffJob } from './validate_handoff.ts';
@@ -16,5 +17,6 @@ export function taskList(ctx: JobContext): TaskList {
     sweep_sessions: sweepSessions(ctx),
     orchestrator_turn: orchestratorTurn(ctx),
     push_notify: pushNotify(ctx),
+    release_held: releaseHeld(ctx),
   };
 }

@@ -8,7 +8,7 @@ import { parseProjectConfig } from '../../core/contracts/project-config.ts';
 import type { WorkingSet } from '../../core/contracts/working-set.ts';
 import type { JobContext } from '../context.ts';
 import { orchestratorIntent, projectCwd } from '../intents.ts';
-import { orchestratorPrompt, turnInputSchema, type TrellisAtTurn, type TurnInput } from '../orchestrator-prompt.ts';
+import { orchestratorPrompt, turnInputSchema, type BudgetState, type TrellisAtTurn, type TurnInput } from '../orchestrator-prompt.ts';
 import { readLiveThread, trellisOptions } from '../../core/trellis.ts';
 import { superviseSession, type Outcome } from '../supervisor.ts';
 
@@ -53,8 +53,9 @@ export function orchestratorTurn(ctx: JobContext): Task {
       // The live thread, named in the prompt; Trellis down costs the turn at most its 1 s budget.
       const topts = trellisOptions(ctx.config);
       if (topts.url) trellis = await readLiveThread(topts);
+      const [budget] = await ctx.sql<{ b: BudgetState }[]>`select dispatch.budget_state(${project_id}) as b`;
       const turn = {
-        prompt: orchestratorPrompt(project.name, mode, input, trellis),
+        prompt: orchestratorPrompt(project.name, mode, input, trellis, budget?.b),
         resume: input.resume,
         mcpUrl: ctx.mcpUrl,
         mcpToken: tok!.t,

@@ -12,7 +12,7 @@ interface Row {
   event_type: string;
   project_id: string | null;
   task_id: string | null;
-  payload: { status?: string; reason?: string; stop?: { where: string; why: string } };
+  payload: { status?: string; reason?: string; stop?: { where: string; why: string }; per_day_usd?: number; spent_usd?: number };
   brief: string | null;
 }
 
@@ -27,6 +27,16 @@ export function message(e: Row, eventId: string): PushMessage | null {
       url: `/#/task/${e.task_id}`,
       task_id: e.task_id,
       status,
+    };
+  }
+  if (e.event_type === 'budget.reached') {
+    return {
+      title: 'Daily budget reached',
+      body: `$${Number(e.payload.spent_usd ?? 0).toFixed(2)} of $${Number(e.payload.per_day_usd ?? 0).toFixed(2)} spent today: new workers wait until the budget is raised or the day ends.`,
+      tag: `budget:${e.project_id}`,
+      url: '/#/tasks',
+      task_id: null,
+      status: 'budget_reached',
     };
   }
   if (e.event_type === 'orchestrator.working_set' && e.payload.stop) {

@@ -21,6 +21,11 @@ export function spawnWorker(ctx: JobContext): Task {
       await endNotClean(ctx, task_id, 'cancelled', 'cancelled before it started');
       return;
     }
+    if (!previous) {
+      // The project's daily budget is spent: the task waits as held until it is raised or the day ends.
+      const [hold] = await ctx.sql<{ held: boolean }[]>`select dispatch.hold_for_budget(${task_id}) as held`;
+      if (hold!.held) return;
+    }
 
     // The attempt's own worktree when the project has a repo (made before the worker starts).
     let workspace: WorkspaceRow | undefined;

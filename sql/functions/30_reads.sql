@@ -69,7 +69,7 @@ begin
       from (select * from t where t.needs_user order by ended_at desc limit 10) t), '[]'::jsonb),
     'pending_messages', (select count(*) from dispatch.user_messages m where m.project_id = p.id and m.delivered_at is null)
   ) into result;
-  return result;
+  return result || jsonb_build_object('budget', dispatch.budget_state(p.id));
 end $$;
 
 -- Journals a user message (idempotent on message_id); it wakes the orchestrator unless a turn or a

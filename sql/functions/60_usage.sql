@@ -180,3 +180,122 @@ begin
     into own;
   return own;
 end $$;
+
+-- A project's budget and what is left of it today (UTC):
+--   {per_task_usd, per_day_usd, day, spent_today_usd, remaining_today_usd, held_tasks}
+-- (limits null when not set; remaining null without a daily budget).
+create or replace function dispatch.budget_state(project_id uuid) returns jsonb
+  language plpgsql stable as $$
+declare
+  cfg jsonb;
+  per_task numeric;
+  per_day numeric;
+  today timestamptz := date_trunc('day', now(), 'UTC');
+  spent numeric;
+  held integer;
+begin
+  select p.config -> 'budget' into cfg from dispatch.projects p where p.id = budget_state.project_id;
+  if jsonb_typeof(cfg) = 'object' then
+    per_task := case when jsonb_typeof(cfg -> 'per_task_usd') = 'number' then (cfg ->> 'per_task_usd')::numeric end;
+    per_day := case when jsonb_typeof(cfg -> 'per_day_usd') = 'number' then (cfg ->> 'per_day_usd')::numeric end;
+  end if;
+  select coalesce(sum(h.cost_usd), 0) into spent
+    from dispatch.usage_hourly h where h.project_id = budget_state.project_id and h.hour >= today;
+  select count(*) into held from dispatch.tasks t where t.project_id = budget_state.project_id and t.status = 'held';
+  return jsonb_build_object(
+    'per_task_usd', per_task, 'per_day_usd', per_day, 'day', to_char(today at time zone 'UTC', 'YYYY-MM-DD'),
+    'spent_today_usd', round(spent, 6), 'remaining_today_usd', case when per_day is not null then round(greatest(per_day - spent, 0), 6) end,
+    'held_tasks', held);
+end $$;
+
+-- Called before a task's worker starts: when the project's daily budget is spent, the task is held
+-- (status `held`, with the reason) and true is returned; the first hold of the day journals
+-- `budget.reached` (one push). Otherwise false, and the worker starts.
+create or replace function dispatch.hold_for_budget(task_id uuid) returns boolean
+  language plpgsql volatile as $$
+declare
+  t dispatch.tasks;
+  b jsonb;
+  first boolean;
+begin
+  select * into t from dispatch.tasks tk where tk.id = hold_for_budget.task_id for update;
+  if not found or t.ended_at is not null then
+    return false;
+  end if;
+  b := dispatch.budget_state(t.project_id);
+  if b ->> 'per_day_usd' is null or (b ->> 'spent_today_usd')::numeric < (b ->> 'per_day_usd')::numeric then
+    return false;
+  end if;
+  perform dispatch.set_task_status(t.id, 'held',
+    format('daily budget reached: $%s of $%s spent today; raise budget.per_day_usd or wait for tomorrow (UTC)',
+           b ->> 'spent_today_usd', b ->> 'per_day_usd'),
+    jsonb_build_object('budget', b));
+  insert into dispatch.budget_days (project_id, day, per_day_usd)
+    values (t.project_id, (b ->> 'day')::date, (b ->> 'per_day_usd')::numeric)
+    on conflict do nothing;
+  get diagnostics first = row_count;
+  if first then
+    insert into dispatch.events (project_id, task_id, event_type, payload)
+      values (t.project_id, t.id, 'budget.reached',
+              jsonb_build_object('day', b ->> 'day', 'per_day_usd', (b ->> 'per_day_usd')::numeric,
+                                 'spent_usd', (b ->> 'spent_today_usd')::numeric));
+  end if;
+  return true;
+end $$;
+
+-- Releases held tasks (of one project, or all) whose project's budget now allows new work: each
+-- goes back to `queued` and its worker is enqueued again. Returns how many were released.
+create or replace function dispatch.release_held_tasks(project_id uuid default null, reason text default 'a new day began')
+  returns integer language plpgsql volatile as $$
+declare
+  p record;
+  t dispatch.tasks;
+  n integer := 0;
+  released integer;
+begin
+  for p in select distinct tk.project_id as id from dispatch.tasks tk
+            where tk.status = 'held' and (release_held_tasks.project_id is null or tk.project_id = release_held_tasks.project_id)
+  loop
+    declare
+      b jsonb := dispatch.budget_state(p.id);
+    begin
+      continue when b ->> 'per_day_usd' is not null and (b ->> 'spent_today_usd')::numeric >= (b ->> 'per_day_usd')::numeric;
+      released := 0;
+      for t in select * from dispatch.tasks tk where tk.project_id = p.id and tk.status = 'held' order by tk.created_at for update
+      loop
+        perform dispatch.set_task_status(t.id, 'queued', 'released: ' || release_held_tasks.reason);
+        perform graphile_worker.add_job('spawn_worker', json_build_object('task_id', t.id),
+                                        job_key := 'spawn_worker:' || t.id, max_attempts := 25);
+        released := released + 1;
+      end loop;
+      if released > 0 then
+        insert into dispatch.events (project_id, event_type, payload)
+          values (p.id, 'budget.released', jsonb_build_object('tasks', released, 'reason', release_held_tasks.reason, 'budget', b));
+        n := n + released;
+      end if;
+    end;
+  end loop;
+  return n;
+end $$;
+
+-- Sets a project's budget (config key `budget`; a null limit removes it) and returns its state.
+-- Raising it releases the held tasks at once (trigger projects_budget_changed).
+create or replace function dispatch.set_budget(project_id uuid, per_task_usd numeric default null, per_day_usd numeric default null)
+  returns jsonb language plpgsql volatile as $$
+begin
+  if set_budget.per_task_usd is not null and set_budget.per_task_usd <= 0 then
+    raise exception 'per_task_usd must be more than 0' using errcode = '22023';
+  end if;
+  if set_budget.per_day_usd is not null and set_budget.per_day_usd < 0 then
+    raise exception 'per_day_usd must not be negative' using errcode = '22023';
+  end if;
+  update dispatch.projects p
+     set config = case when set_budget.per_task_usd is null and set_budget.per_day_usd is null then p.config - 'budget'
+                       else p.config || jsonb_build_object('budget', jsonb_strip_nulls(jsonb_build_object(
+                              'per_task_usd', set_budget.per_task_usd, 'per_day_usd', set_budget.per_day_usd))) end
+   where p.id = set_budget.project_id;
+  if not found then
+    raise exception 'no project %', set_budget.project_id using errcode = 'P0002';
+  end if;
+  return dispatch.budget_state(set_budget.project_id);
+end $$;

@@ -2,24 +2,22 @@
 // then writes them all to test-output/bench.json. Nothing here asserts a speed; tests never do.
 //   BENCH_ROWS     journal rows for the reads-at-scale figures (default 1000000; 10000000 for the full run)
 //   BENCH_FANOUT   comma-separated SSE client counts (default 1000,5000)
-//   BENCH_ONLY     comma-separated sections (ingest,latency,overhead,fanout,reads)
+//   BENCH_ONLY     comma-separated sections (ingest,realistic,latency,overhead,fanout,reads)
+//   BENCH_INGEST_LINES  lines for the realistic ingest run (default 100000)
 //   DATABASE_URL   use that Postgres instead of a fresh embedded one
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { serve } from '@hono/node-server';
-import type { AddressInfo } from 'node:net';
-import { buildApp } from '../../functions/app.ts';
 import { loadConfig } from '../../core/config.ts';
 import { createSql, type Sql } from '../../core/db/client.ts';
 import { startEmbeddedPostgres } from '../../core/db/embedded.ts';
 import { migrateAll } from '../../core/db/migrate.ts';
 import type { Logger } from '../../core/log.ts';
-import { JournalHub } from '../../functions/stream/hub.ts';
 import { JournalWriter } from '../../jobs/journal-writer.ts';
 import { startRunner, type StartedRunner } from '../../jobs/runner.ts';
+import { ingestRealistic } from './ingest-realistic.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const FIREHOSE = path.join(root, 'test/fakes/firehose.mjs');
@@ -114,24 +112,30 @@ async function ingest(sql: Sql, url: string, dataDir: string): Promise<void> {
   }
 }
 
-/** The app on a loopback port in this process (hub + API), for the latency run. */
-async function serveApp(sql: Sql): Promise<{ url: string; close(): Promise<void> }> {
-  const hub = new JournalHub(sql, quiet);
-  await hub.start();
-  const server = serve({ fetch: buildApp({ sql, config: loadConfig({}), log: quiet, hub }).fetch, port: 0, hostname: '127.0.0.1' });
-  await new Promise<void>((r) => server.once('listening', () => r()));
+/**
+ * `npm run serve` as its own process on the bench database: what the load generator measures is
+ * then the server alone, not a server sharing the bench's event loop.
+ */
+async function serveProcess(url: string, dataDir: string): Promise<{ url: string; close(): Promise<void> }> {
+  const port = 17000 + Math.floor(Math.random() * 2000);
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'bin/main.ts'), 'serve'], {
+    cwd: root, env: { ...process.env, DATABASE_URL: url, PORT: String(port), DISPATCH_DATA_DIR: dataDir, LOG_LEVEL: 'error' }, stdio: 'ignore',
+  });
+  const base = `http://127.0.0.1:${port}`;
+  await until(() => fetch(`${base}/healthz`).then((r) => r.ok).catch(() => false), Boolean, 60_000);
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    url: base,
     async close() {
-      await hub.stop();
-      (server as unknown as { closeAllConnections(): void }).closeAllConnections();
-      await new Promise<void>((r) => server.close(() => r()));
+      child.kill('SIGTERM');
+      if (child.exitCode === null) await new Promise((r) => child.once('exit', r));
     },
   };
 }
 
-function clients(url: string, n: number, after: number, expect: number): { child: ChildProcess; ready: Promise<void>; report: Promise<Record<string, unknown>> } {
-  const child = spawn(process.execPath, [path.join(root, 'test/bench/sse-clients.mjs'), url, String(n), String(after), String(expect)], { stdio: ['ignore', 'pipe', 'pipe'] });
+function clients(url: string, n: number, after: number, expect: number, measure = 1): { child: ChildProcess; ready: Promise<void>; report: Promise<Record<string, unknown>> } {
+  const child = spawn(process.execPath, [path.join(root, 'test/bench/sse-clients.mjs'), url, String(n), String(after), String(expect)], {
+    stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, SSE_MEASURE: String(measure) },
+  });
   let out = '';
   child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
   const ready = new Promise<void>((r) => child.stderr!.on('data', (c: Buffer) => c.toString().includes('ready') && r()));
@@ -139,27 +143,31 @@ function clients(url: string, n: number, after: number, expect: number): { child
   return { child, ready, report };
 }
 
-// 2. Line-to-client latency: printed by the worker → received by an SSE client in another process.
+// 2. Line-to-client latency: printed by a worker (realistic lines, through the runner in this
+// process) → journal → the server (its own process) → SSE clients in a third process.
 async function latency(sql: Sql, url: string, dataDir: string): Promise<void> {
-  const app = await serveApp(sql);
+  const app = await serveProcess(url, dataDir);
   try {
-    for (const rate of [100, 1000, 10000]) {
+    for (const [rate, nClients] of [[100, 1], [1000, 1], [1000, 100], [10000, 1]] as const) {
       const n = Math.min(rate * 4, 30_000);
       const runner: StartedRunner = await startRunner({
         url, sql, config: loadConfig({ DISPATCH_DATA_DIR: dataDir }), log: quiet,
-        childEnv: { ...process.env, CLAUDE_BIN: FIREHOSE, FIREHOSE_LINES: String(n), FIREHOSE_RATE: String(rate) },
+        childEnv: { ...process.env, CLAUDE_BIN: FIREHOSE, FIREHOSE_LINES: String(n), FIREHOSE_RATE: String(rate), FIREHOSE_SHAPE: 'realistic' },
       });
       const [{ s: head } = { s: 0 }] = await sql<{ s: number }[]>`select coalesce(max(seq), 0) as s from dispatch.events`;
-      const c = clients(app.url, 1, head, 0);
+      const c = clients(app.url, nClients, head, 0, Math.min(nClients, 10));
       await c.ready;
-      const [p] = await sql<{ id: string }[]>`select dispatch.create_project(${`latency ${rate}`}) as id`;
+      const [p] = await sql<{ id: string }[]>`select dispatch.create_project(${`latency ${rate} ${nClients}`}) as id`;
       const [task] = await sql<{ id: string }[]>`select dispatch.submit_task(${p!.id}, 'pour') as id`;
       await until(() => sql`select 1 from dispatch.tasks where id = ${task!.id} and ended_at is not null`, (r) => r.length > 0);
-      await new Promise((r) => setTimeout(r, 500));
+      await new Promise((r) => setTimeout(r, 500)); // the last frames in flight
       c.child.kill('SIGTERM');
-      const rep = (await c.report) as { latency_ms: { p50: number; p99: number; n: number } };
+      const rep = (await c.report) as { latency_ms: { p50: number; p99: number; n: number; clients_measured: number } };
       await runner.stop();
-      print(`latency.${rate}_lines_per_s`, { lines: rep.latency_ms.n, line_to_client_ms: { p50: r1(rep.latency_ms.p50), p99: r1(rep.latency_ms.p99) } });
+      print(`latency.${rate}_lines_per_s${nClients > 1 ? `_${nClients}_clients` : ''}`, {
+        clients: nClients, clients_measured: rep.latency_ms.clients_measured, frames_measured: rep.latency_ms.n,
+        line_to_client_ms: { p50: r1(rep.latency_ms.p50), p99: r1(rep.latency_ms.p99) },
+      });
     }
   } finally {
     await app.close();
@@ -215,7 +223,7 @@ async function fanout(url: string, dataDir: string): Promise<void> {
 }
 
 // 4. Reads at scale: state, handoffs, project rollup and an SSE resume from an old seq.
-async function reads(sql: Sql, rowsWanted: number): Promise<void> {
+async function reads(sql: Sql, url: string, dataDir: string, rowsWanted: number): Promise<void> {
   const ref = await session(sql, `big ${rowsWanted}`);
   const [{ n: have } = { n: 0 }] = await sql<{ n: number }[]>`select count(*)::int as n from dispatch.events`;
   const t0 = performance.now();
@@ -238,7 +246,8 @@ async function reads(sql: Sql, rowsWanted: number): Promise<void> {
   }
   await sql`analyze dispatch.events`;
   const [{ n: total } = { n: 0 }] = await sql<{ n: number }[]>`select count(*)::int as n from dispatch.events`;
-  const app = await serveApp(sql);
+  const [{ s: top } = { s: 0 }] = await sql<{ s: number }[]>`select max(seq) as s from dispatch.events`;
+  const app = await serveProcess(url, dataDir);
   const time = async (fn: () => Promise<unknown>, runs = 100) => {
     for (let i = 0; i < 5; i++) await fn(); // warm-up: plans cached, code compiled
     const xs: number[] = [];
@@ -251,6 +260,7 @@ async function reads(sql: Sql, rowsWanted: number): Promise<void> {
   };
   try {
     const state = await time(() => fetch(`${app.url}/api/state`).then((r) => r.json()));
+    const page = await time(() => fetch(`${app.url}/api/events?after=${Math.floor(Math.random() * (top - 1000))}&limit=500`).then((r) => r.json()));
     const handoffs = await time(() => sql`select * from dispatch.get_handoffs(${tasks[Math.floor(Math.random() * tasks.length)]!}, 20, true)`);
     const rollup = await time(() => sql`select dispatch.project_state(${ref.projectId})`);
     const resume = await time(async () => {
@@ -263,7 +273,8 @@ async function reads(sql: Sql, rowsWanted: number): Promise<void> {
     }, 30);
     print(`reads.${Math.round(total / 1e6)}M_rows`, {
       rows: total, load_s: Math.round(loadSeconds),
-      api_state_ms: state, get_handoffs_task_ms: handoffs, project_state_ms: rollup, sse_resume_first_event_ms: resume,
+      measured_from: 'another process (npm run serve on its own)',
+      api_state_ms: state, api_events_page_500_ms: page, get_handoffs_task_ms: handoffs, project_state_ms: rollup, sse_resume_first_event_ms: resume,
     });
   } finally {
     await app.close();
@@ -322,16 +333,35 @@ async function overhead(sql: Sql, url: string, dataDir: string, pgDir: string | 
   print('start.cold_existing_data', { start_to_healthz_ms: { p50: Math.round(pct(times, 50)), max: Math.round(Math.max(...times)) } });
 }
 
+/** The performance issue's table: each row's figure from this run beside its target. */
+function printTargets(): void {
+  const get = (k: string, ...keys: string[]): unknown => keys.reduce<unknown>((o, key) => (o as Record<string, unknown> | undefined)?.[key], results[k]);
+  const readsKey = Object.keys(results).filter((k) => k.startsWith('reads.')).sort((a, b) => parseInt(b.slice(6)) - parseInt(a.slice(6)))[0];
+  const fanKey = Object.keys(results).filter((k) => k.startsWith('fanout.'))[0];
+  const rows: [string, unknown, string][] = [
+    ['spawn path, realistic lines, ÷ COPY of the same rows', get('ingest.realistic', 'spawn_path_ratio_vs_copy'), '≥ 0.30 (stretch ≥ 0.50)'],
+    ['writer alone, realistic lines, ÷ COPY of the same rows', get('ingest.realistic', 'writer_ratio_vs_copy'), '(context)'],
+    [`/api/state p99 from another process, ${readsKey?.slice(6) ?? '?'} rows`, readsKey ? `${String(get(readsKey, 'api_state_ms', 'p99'))} ms` : 'not run', '≤ 10 ms (stretch ≤ 5 ms) at 10 M rows'],
+    ['line → SSE client p99 at 1 000 lines/s, 100 clients', `${String(get('latency.1000_lines_per_s_100_clients', 'line_to_client_ms', 'p99'))} ms`, '≤ 20 ms (stretch ≤ 10 ms)'],
+    ['line → SSE client p99 at 10 000 lines/s', `${String(get('latency.10000_lines_per_s', 'line_to_client_ms', 'p99'))} ms`, '≤ 50 ms (stretch ≤ 25 ms)'],
+    [`idle SSE client memory (${fanKey?.slice(7) ?? '?'})`, fanKey ? `${String(get(fanKey, 'rss_per_idle_client_kb'))} KB` : 'not run', '≤ 20 KB (stretch ≤ 10 KB)'],
+  ];
+  results.targets = Object.fromEntries(rows.map(([what, figure, target]) => [what, { figure, target }]));
+  process.stdout.write('\ntargets (figure | target)\n');
+  for (const [what, figure, target] of rows) process.stdout.write(`  ${what.padEnd(58)} ${String(figure).padEnd(12)} ${target}\n`);
+}
+
 async function main(): Promise<void> {
   process.stdout.write(`petal-dispatch bench on ${os.cpus().length} cores (${os.cpus()[0]?.model}), node ${process.version}\n`);
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'pd-bench-'));
   fs.chmodSync(tmp, 0o755);
   const pg = process.env.DATABASE_URL ? null : await startEmbeddedPostgres({ dataDir: path.join(tmp, 'pg') });
   const adminUrl = process.env.DATABASE_URL ?? pg!.url;
-  const only = new Set((process.env.BENCH_ONLY ?? 'ingest,latency,overhead,fanout,reads').split(','));
+  const only = new Set((process.env.BENCH_ONLY ?? 'ingest,realistic,latency,overhead,fanout,reads').split(','));
   try {
     const a = await freshDb(adminUrl, 'pd_bench_ingest');
     if (only.has('ingest')) await ingest(a.sql, a.url, path.join(tmp, 'data'));
+    if (only.has('realistic')) await ingestRealistic(a.sql, a.url, path.join(tmp, 'data'), print);
     if (only.has('latency')) await latency(a.sql, a.url, path.join(tmp, 'data'));
     if (only.has('overhead')) await overhead(a.sql, a.url, path.join(tmp, 'data'), pg ? tmp : null);
     await a.sql.end();
@@ -343,14 +373,15 @@ async function main(): Promise<void> {
     if (only.has('reads')) {
       const r = await freshDb(adminUrl, 'pd_bench_reads');
       const rows = Number(process.env.BENCH_ROWS ?? 1_000_000);
-      await reads(r.sql, Math.min(rows, 1_000_000));
-      if (rows > 1_000_000) await reads(r.sql, rows);
+      await reads(r.sql, r.url, path.join(tmp, 'data'), Math.min(rows, 1_000_000));
+      if (rows > 1_000_000) await reads(r.sql, r.url, path.join(tmp, 'data'), rows);
       await r.sql.end();
     }
   } finally {
     await pg?.stop();
     fs.rmSync(tmp, { recursive: true, force: true });
   }
+  printTargets();
   const out = path.join(root, 'test-output', 'bench.json');
   fs.mkdirSync(path.dirname(out), { recursive: true });
   fs.writeFileSync(out, JSON.stringify(results, null, 2) + '\n');

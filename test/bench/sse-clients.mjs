@@ -1,6 +1,7 @@
 // Benchmark helper, run as its own process: opens N SSE connections to URL from seq AFTER, counts
 // the journal rows each receives, measures line-to-client latency from the "t" stamped in
 // stream_event payloads, and prints one JSON report when every client has EXPECT rows or on SIGTERM.
+// SSE_MEASURE clients (default 1), spread evenly over the N, measure latency; the rest only count.
 import http from 'node:http';
 
 const [url, n, after, expect] = [process.argv[2], Number(process.argv[3]), Number(process.argv[4]), Number(process.argv[5] ?? 0)];
@@ -11,13 +12,15 @@ let firstAt = 0;
 let lastAt = 0;
 let connected = 0;
 let done = false;
+const measured = Math.max(1, Math.min(n, Number(process.env.SSE_MEASURE ?? 1)));
+const measures = new Set(Array.from({ length: measured }, (_, j) => Math.floor((j * n) / measured)));
 
 function report() {
   if (done) return;
   done = true;
   latencies.sort((a, b) => a - b);
   const q = (p) => (latencies.length ? latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] : null);
-  process.stdout.write(JSON.stringify({ clients: n, connected, counts_min: counts.reduce((m, c) => Math.min(m, c), Infinity), counts_max: counts.reduce((m, c) => Math.max(m, c), 0), received: counts.reduce((a, b) => a + b, 0), first_at: firstAt, last_at: lastAt, latency_ms: { p50: q(50), p99: q(99), n: latencies.length } }) + '\n');
+  process.stdout.write(JSON.stringify({ clients: n, connected, counts_min: counts.reduce((m, c) => Math.min(m, c), Infinity), counts_max: counts.reduce((m, c) => Math.max(m, c), 0), received: counts.reduce((a, b) => a + b, 0), first_at: firstAt, last_at: lastAt, latency_ms: { p50: q(50), p99: q(99), n: latencies.length, clients_measured: measured } }) + '\n');
   process.exit(0);
 }
 
@@ -39,7 +42,7 @@ for (let k = 0; k < n; k++) {
         counts[k]++;
         if (!firstAt) firstAt = now;
         lastAt = now;
-        if (k === 0) {
+        if (measures.has(k)) {
           const m = /"t":([0-9.]+)/.exec(data);
           if (m) latencies.push(now - Number(m[1]));
         }

@@ -2,7 +2,9 @@
 // A stream-json firehose for benchmarks and fault tests (set as CLAUDE_BIN): prints an init line,
 // FIREHOSE_LINES stream_event lines (at FIREHOSE_RATE lines/s, or as fast as it can when 0), each
 // stamped with the wall-clock time it was printed, then a successful result. As the extractor it
-// answers with a valid handoff at once.
+// answers with a valid handoff at once. FIREHOSE_SHAPE=realistic prints lines shaped like a real
+// session's (test/bench/realistic-lines.mjs) instead of padded stream events.
+import { realisticLine } from '../bench/realistic-lines.mjs';
 const prompt = process.argv[process.argv.indexOf('-p') + 1] ?? '';
 const out = process.stdout;
 const write = (o) => out.write(`${JSON.stringify(o)}\n`);
@@ -15,12 +17,14 @@ if (prompt.includes('handoff extractor')) {
 const n = Number(process.env.FIREHOSE_LINES ?? 1000);
 const rate = Number(process.env.FIREHOSE_RATE ?? 0);
 const pad = 'x'.repeat(Number(process.env.FIREHOSE_PAD ?? 100));
+// Realistic lines are made before the clock starts, so the fake's own JSON work is not measured.
+const realistic = process.env.FIREHOSE_SHAPE === 'realistic' ? Array.from({ length: n }, (_, k) => realisticLine(k)) : null;
 let i = 0;
 const t0 = now();
 function burst() {
   while (i < n) {
     if (rate > 0 && i >= ((now() - t0) / 1000) * rate) return setTimeout(burst, 1);
-    const ok = out.write(`{"type":"stream_event","i":${i},"t":${now()},"pad":"${pad}"}\n`);
+    const ok = out.write(realistic ? `${realistic[i].slice(0, -1)},"t":${now()}}\n` : `{"type":"stream_event","i":${i},"t":${now()},"pad":"${pad}"}\n`);
     i++;
     if (!ok) return out.once('drain', burst);
   }

@@ -103,6 +103,10 @@ describe('malformed stdout', () => {
       expect(p.text).toBe('{"type":"assistant","x":"a\\u0000b"}')],
     ['a lone surrogate escape', Buffer.from('{"type":"assistant","x":"\\ud800"}'), 'stdout.rejected', (p) =>
       expect(p.text).toBe('{"type":"assistant","x":"\\ud800"}')],
+    // Rows travel to Postgres joined by the record separator: one inside a line must not split it.
+    ['a raw record separator', Buffer.from('{"type":"assistant","x":"a\u001eb"}'.replace('\\u001e', '\x1e')), 'stdout.truncated_json', (p) =>
+      expect(p.text).toBe('{"type":"assistant","x":"a\x1eb"}')],
+    ['an escaped record separator', Buffer.from('{"type":"telemetry","x":"a\\u001eb"}'), 'claude.unknown', (p) => expect(p.x).toBe('a\x1eb')],
     ['a JSON array', Buffer.from('[1,2,3]'), 'claude.unknown', (p) => expect(p.value).toEqual([1, 2, 3])],
     ['an unknown JSON type', Buffer.from('{"type":"telemetry","n":1}'), 'claude.unknown', (p) => expect(p.n).toBe(1)],
     ['deep nesting', Buffer.from('{"type":"x","v":' + '['.repeat(20000) + ']'.repeat(20000) + '}'), 'stdout.rejected', (p) =>

@@ -23,6 +23,40 @@ describe('the journal schema', () => {
     ).rejects.toMatchObject({ code: '23503' });
   });
 
+  it('refuses a whole batch that points at a missing project, session, task or parent, naming it', async () => {
+    const ghost = '00000000-0000-4000-8000-00000000dead';
+    await db.sql`insert into dispatch.event_types (name, description) values ('custom.refcheck', 'a test type') on conflict do nothing`;
+    for (const [col, what] of [['project_id', 'no project'], ['session_id', 'no session'], ['task_id', 'no task'], ['parent_id', 'no parent event']] as const) {
+      const before = await db.sql<{ n: number }[]>`select count(*)::int as n from dispatch.events`;
+      // One good row and one bad row in the same statement: neither is kept.
+      await expect(
+        db.sql.unsafe(
+          `insert into dispatch.events (project_id, event_type${col === 'project_id' ? '' : `, ${col}`})
+           values ($1, 'custom.refcheck'${col === 'project_id' ? '' : ', null'}), (${col === 'project_id' ? '$2' : '$1'}, 'custom.refcheck'${col === 'project_id' ? '' : ', $2'})`,
+          [projectId, ghost],
+        ),
+      ).rejects.toMatchObject({ code: '23503', message: expect.stringContaining(`${what} ${ghost}`) });
+      const after = await db.sql<{ n: number }[]>`select count(*)::int as n from dispatch.events`;
+      expect(after[0]!.n).toBe(before[0]!.n);
+    }
+  });
+
+  it('keeps what the journal points at: a referenced project, task, session or event type cannot be deleted or truncated', async () => {
+    await db.sql`insert into dispatch.event_types (name, description) values ('custom.refcheck', 'a test type') on conflict do nothing`;
+    const [s] = await db.sql<{ id: string }[]>`
+      insert into dispatch.sessions (project_id, role, status) values (${projectId}, 'worker', 'running') returning id`;
+    await db.sql`insert into dispatch.events (project_id, session_id, event_type) values (${projectId}, ${s!.id}, 'custom.refcheck')`;
+    await expect(db.sql`delete from dispatch.sessions where id = ${s!.id}`).rejects.toMatchObject({ code: '23503' });
+    await expect(db.sql`update dispatch.sessions set id = gen_random_uuid() where id = ${s!.id}`).rejects.toMatchObject({ code: '23503' });
+    await expect(db.sql`delete from dispatch.projects where id = ${projectId}`).rejects.toMatchObject({ code: '23503' });
+    await expect(db.sql`delete from dispatch.event_types where name = 'project.created'`).rejects.toMatchObject({ code: '23503' });
+    await expect(db.sql`truncate dispatch.projects cascade`).rejects.toMatchObject({ code: '23503' });
+    // Other updates of a referenced row are untouched, and an unused row can still go.
+    await db.sql`update dispatch.sessions set status = 'success' where id = ${s!.id}`;
+    await db.sql`insert into dispatch.event_types (name, description) values ('custom.unused', 'never journalled')`;
+    await db.sql`delete from dispatch.event_types where name = 'custom.unused'`;
+  });
+
   it('accepts a new event type after one INSERT into event_types', async () => {
     await db.sql`insert into dispatch.event_types (name, description) values ('custom.signal', 'a test type')`;
     const [row] = await db.sql<{ seq: number }[]>`

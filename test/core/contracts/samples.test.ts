@@ -121,6 +121,17 @@ const cases: Case[] = [
     ],
   },
   {
+    name: 'budget state', zod: S.zod.BudgetStateSchema, valibot: S.valibot.BudgetStateSchema,
+    accepted: [
+      { per_task_usd: 0.5, per_day_usd: 5, day: '2026-01-02', spent_today_usd: 1.25, remaining_today_usd: 3.75, held_tasks: 0 },
+      { per_task_usd: null, per_day_usd: null, day: '2026-01-02', spent_today_usd: 0, remaining_today_usd: null, held_tasks: 0 },
+    ],
+    rejected: [
+      { per_task_usd: 0.5, per_day_usd: 5, day: '2026-01-02', spent_today_usd: 1, remaining_today_usd: 4, held_tasks: 1.5 },
+      { per_day_usd: 5, day: '2026-01-02', spent_today_usd: 1, remaining_today_usd: 4, held_tasks: 0 },
+    ],
+  },
+  {
     name: 'task usage', zod: S.zod.TaskUsageSchema, valibot: S.valibot.TaskUsageSchema,
     accepted: [
       { task_id: task.id, total: totals, by_role: [{ key: 'worker', ...totals }, { key: 'orchestrator', ...totals, sessions: 0 }], by_model: [{ key: 'claude-opus-4-8', ...totals }] },
