@@ -11,6 +11,7 @@ import { auth } from './middleware/auth.ts';
 import { hostCheck } from './middleware/host-check.ts';
 import { jsonOnly } from './middleware/json-only.ts';
 import { eventRoutes } from './routes/events.ts';
+import { gateHookRoutes, gateRoutes } from './routes/gates.ts';
 import { handoffRoutes } from './routes/handoffs.ts';
 import { healthRoutes } from './routes/health.ts';
 import { messageRoutes } from './routes/messages.ts';
@@ -50,6 +51,7 @@ export function buildApp(deps: Deps) {
   // says no-transform, so its frames are never held back in a compressor's buffer.
   app.use('/api/*', compress(), auth(deps.config), limit, jsonOnly());
   app.use('/mcp', limit);
+  app.use('/hooks/*', limit, jsonOnly());
 
   app.route('/', healthRoutes());
   app.route('/', wellKnownRoutes());
@@ -61,6 +63,8 @@ export function buildApp(deps: Deps) {
   app.route('/api', stateRoutes());
   app.route('/api', trellisRoutes());
   app.route('/api', pushRoutes());
+  app.route('/api', gateRoutes());
+  app.route('/', gateHookRoutes());
   app.route('/api', usageRoutes());
   app.route('/', mcpRoutes());
   app.doc31('/api/openapi.json', {

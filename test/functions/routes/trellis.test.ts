@@ -46,7 +46,7 @@ describe('GET /api/trellis', () => {
     const down = await startTestApp({ TRELLIS_URL: `http://127.0.0.1:${await freePort()}` });
     expect(await (await down.call('GET', '/api/trellis')).json()).toEqual({ available: false, reason: 'unreachable (ECONNREFUSED)' });
     const none = await startTestApp();
-    expect(await (await none.call('GET', '/api/trellis')).json()).toEqual({ available: false, reason: 'not configured (set TRELLIS_URL)' });
+    expect(await (await none.call('GET', '/api/trellis')).json()).toEqual({ available: false, reason: 'not configured (set TRELLIS_URL)', configured: false });
   });
 });
 
