@@ -9,6 +9,7 @@ import { mcpRoutes } from './mcp.ts';
 import { auth } from './middleware/auth.ts';
 import { hostCheck } from './middleware/host-check.ts';
 import { jsonOnly } from './middleware/json-only.ts';
+import { diagnosticsRoutes } from './routes/diagnostics.ts';
 import { eventRoutes } from './routes/events.ts';
 import { handoffRoutes } from './routes/handoffs.ts';
 import { healthRoutes } from './routes/health.ts';
@@ -57,6 +58,7 @@ export function buildApp(deps: Deps) {
   app.route('/api', handoffRoutes());
   app.route('/api', stateRoutes());
   app.route('/api', trellisRoutes());
+  app.route('/api', diagnosticsRoutes());
   app.route('/api', pushRoutes());
   app.route('/api', usageRoutes());
   app.route('/', mcpRoutes());
