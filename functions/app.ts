@@ -11,6 +11,7 @@ import { hostCheck } from './middleware/host-check.ts';
 import { jsonOnly } from './middleware/json-only.ts';
 import { diagnosticsRoutes } from './routes/diagnostics.ts';
 import { eventRoutes } from './routes/events.ts';
+import { gateHookRoutes, gateRoutes } from './routes/gates.ts';
 import { handoffRoutes } from './routes/handoffs.ts';
 import { healthRoutes } from './routes/health.ts';
 import { messageRoutes } from './routes/messages.ts';
@@ -48,6 +49,7 @@ export function buildApp(deps: Deps) {
   });
   app.use('/api/*', auth(deps.config), limit, jsonOnly());
   app.use('/mcp', limit);
+  app.use('/hooks/*', limit, jsonOnly());
 
   app.route('/', healthRoutes());
   app.route('/', wellKnownRoutes());
@@ -60,6 +62,8 @@ export function buildApp(deps: Deps) {
   app.route('/api', trellisRoutes());
   app.route('/api', diagnosticsRoutes());
   app.route('/api', pushRoutes());
+  app.route('/api', gateRoutes());
+  app.route('/', gateHookRoutes());
   app.route('/api', usageRoutes());
   app.route('/', mcpRoutes());
   app.doc31('/api/openapi.json', {

@@ -26,6 +26,8 @@ const SQLSTATE: Record<string, [ContentfulStatusCode, string]> = {
   '22021': [400, 'invalid_input'],
   '22P05': [400, 'invalid_input'],
   PD001: [409, 'append_only'],
+  PD409: [409, 'already_decided'],
+  '22023': [400, 'invalid_input'],
   P0002: [404, 'not_found'],
 };
 

@@ -95,7 +95,8 @@ describe('queries and ids', () => {
   });
 });
 
-describe('a lost database connection', () => {
+// A real outage (Postgres stopped) is in test/faults/postgres-restart.test.ts.
+describe('a closed connection pool', () => {
   it('answers 503 database_unavailable, not a 500', async () => {
     const lost = await startTestApp();
     await lost.hub.stop();
