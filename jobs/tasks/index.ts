@@ -1,6 +1,7 @@
 // The job registry: one graphile-worker task per identifier, each in its own file.
 import type { TaskList } from 'graphile-worker';
 import type { JobContext } from '../context.ts';
+import { expireGates } from './expire_gates.ts';
 import { extractHandoff } from './extract_handoff.ts';
 import { orchestratorTurn } from './orchestrator_turn.ts';
 import { pushNotify } from './push_notify.ts';
@@ -20,5 +21,6 @@ export function taskList(ctx: JobContext): TaskList {
     push_notify: pushNotify(ctx),
     release_held: releaseHeld(ctx),
     resume_worker: resumeWorker(ctx),
+    expire_gates: expireGates(ctx),
   };
 }
