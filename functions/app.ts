@@ -2,6 +2,7 @@
 // the OpenAPI document generated from the route schemas. Only main.ts listens.
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { bodyLimit } from 'hono/body-limit';
+import { compress } from 'hono/compress';
 import type { AppEnv, Deps } from './deps.ts';
 import { isConnectionLoss } from '../core/db/errors.ts';
 import { renderError } from './errors.ts';
@@ -10,6 +11,7 @@ import { mcpRoutes } from './mcp.ts';
 import { auth } from './middleware/auth.ts';
 import { hostCheck } from './middleware/host-check.ts';
 import { jsonOnly } from './middleware/json-only.ts';
+import { diagnosticsRoutes } from './routes/diagnostics.ts';
 import { eventRoutes } from './routes/events.ts';
 import { gateHookRoutes, gateRoutes } from './routes/gates.ts';
 import { handoffRoutes } from './routes/handoffs.ts';
@@ -22,6 +24,7 @@ import { taskRoutes } from './routes/tasks.ts';
 import { trellisRoutes } from './routes/trellis.ts';
 import { usageRoutes } from './routes/usage.ts';
 import { wellKnownRoutes } from './routes/well-known.ts';
+import { workspaceRoutes } from './routes/workspaces.ts';
 
 export const BODY_LIMIT_BYTES = 256 * 1024;
 
@@ -56,7 +59,9 @@ export function buildApp(deps: Deps) {
         { connection: 'close' },
       ),
   });
-  app.use('/api/*', auth(deps.config), limit, jsonOnly());
+  // JSON answers gzip-compressed when asked (a journal page shrinks about tenfold); the SSE stream
+  // says no-transform, so its frames are never held back in a compressor's buffer.
+  app.use('/api/*', compress(), auth(deps.config), limit, jsonOnly());
   app.use('/mcp', limit);
   app.use('/hooks/*', limit, jsonOnly());
 
@@ -69,10 +74,12 @@ export function buildApp(deps: Deps) {
   app.route('/api', handoffRoutes());
   app.route('/api', stateRoutes());
   app.route('/api', trellisRoutes());
+  app.route('/api', diagnosticsRoutes());
   app.route('/api', pushRoutes());
   app.route('/api', gateRoutes());
   app.route('/', gateHookRoutes());
   app.route('/api', usageRoutes());
+  app.route('/api', workspaceRoutes());
   app.route('/', mcpRoutes());
   app.doc31('/api/openapi.json', {
     openapi: '3.1.0',

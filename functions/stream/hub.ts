@@ -5,13 +5,10 @@
 // one page at a time as it drains. A slow poll covers a lost notification.
 import type { Sql } from '../../core/db/client.ts';
 import type { Logger } from '../../core/log.ts';
-import { EVENT_COLUMNS, type EventRow } from '../queries/events.ts';
+import { EVENT_COLUMNS, filtered, filterSql, matches, type EventFilter, type EventRow } from '../queries/events.ts';
 
-export interface StreamFilter {
-  project?: string;
-  task?: string;
-  session?: string;
-}
+export { matches };
+export type StreamFilter = EventFilter;
 
 /** A journal row with its SSE frame, serialised once for every client. */
 export interface Entry {
@@ -67,14 +64,6 @@ function* slices(entries: Entry[]): Generator<Entry[]> {
   if (start < entries.length) yield entries.slice(start);
 }
 
-export function matches(row: EventRow, f: StreamFilter): boolean {
-  return (
-    (!f.project || row.project_id === f.project) &&
-    (!f.task || row.task_id === f.task) &&
-    (!f.session || row.session_id === f.session)
-  );
-}
-
 export class JournalHub {
   private last = 0;
   private ring: Entry[] = [];
@@ -99,6 +88,11 @@ export class JournalHub {
   /** The highest seq this hub has read. */
   get head(): number {
     return this.last;
+  }
+
+  /** Rows held in memory for subscribers that resume. */
+  get ringSize(): number {
+    return this.ring.length;
   }
 
   get subscriberCount(): number {
@@ -191,10 +185,7 @@ export class JournalHub {
     return this.sql.begin('isolation level repeatable read read only', async (tx) => {
       const rows = await tx<EventRow[]>`
         select ${tx.unsafe(EVENT_COLUMNS)} from dispatch.events
-         where seq > ${after}
-           ${f.project ? tx`and project_id = ${f.project}` : tx``}
-           ${f.task ? tx`and task_id = ${f.task}` : tx``}
-           ${f.session ? tx`and session_id = ${f.session}` : tx``}
+         where seq > ${after} ${filterSql(tx, f)}
          order by seq limit ${this.pageSize}`;
       const [v] = await tx<{ s: number }[]>`select coalesce(max(seq), 0) as s from dispatch.events`;
       return { rows: [...rows], visible: v!.s };
@@ -217,6 +208,17 @@ export class JournalHub {
 
   private async fetch(): Promise<void> {
     for (;;) {
+      if (this.subs.size === 0) {
+        // Nobody listens: no rows read, no frames made. A later subscriber pages the database from
+        // its own cursor (rows up to the head are committed: commits arrive in seq order).
+        const [head] = await this.sql<{ s: number }[]>`select coalesce(max(seq), 0) as s from dispatch.events`;
+        // Someone subscribed meanwhile, from the old head: read the rows for them after all.
+        if (this.subs.size > 0) continue;
+        this.last = Math.max(this.last, head!.s);
+        this.ring = [];
+        this.ringBytes = 0;
+        return;
+      }
       const rows = await this.sql<EventRow[]>`
         select ${this.sql.unsafe(EVENT_COLUMNS)} from dispatch.events where seq > ${this.last} order by seq limit ${this.pageSize}`;
       if (rows.length === 0) return;
@@ -235,7 +237,7 @@ export class JournalHub {
         const lastSeq = slice.at(-1)!.row.seq;
         for (const s of this.subs) {
           if (!s.live) continue;
-          const unfiltered = !s.filter.project && !s.filter.task && !s.filter.session;
+          const unfiltered = !filtered(s.filter);
           if (unfiltered && s.cursor < firstSeq) {
             joined ??= Buffer.concat(slice.map((e) => e.frame));
             s.cursor = lastSeq;

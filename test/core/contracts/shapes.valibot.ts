@@ -1,4 +1,5 @@
 export { ErrorBody } from '../../../core/contracts/common.valibot.ts';
+export { HealthDailySchema } from '../../../core/contracts/diagnostics.valibot.ts';
 export { EventSchema, EventSummarySchema } from '../../../core/contracts/event.valibot.ts';
 export { FocusSchema } from '../../../core/contracts/focus.valibot.ts';
 export { MessageSchema } from '../../../core/contracts/message.valibot.ts';
@@ -11,3 +12,4 @@ export { TaskDetailSchema, TaskSchema } from '../../../core/contracts/task.valib
 export { TrellisViewSchema } from '../../../core/contracts/trellis.valibot.ts';
 export { BudgetStateSchema, TaskUsageSchema, UsageReportSchema, UsageSchema } from '../../../core/contracts/usage.valibot.ts';
 export { WorkingSetSchema } from '../../../core/contracts/working-set.valibot.ts';
+export { ChangeSchema, DecisionSchema, WorkspaceListSchema, WorkspaceSchema } from '../../../core/contracts/workspace.valibot.ts';

@@ -4,6 +4,8 @@ import type * as v from 'valibot';
 import type { z } from 'zod';
 import type * as Sc from '../../../core/contracts/common.ts';
 import type * as Cc from '../../../core/contracts/common.valibot.ts';
+import type * as Sd from '../../../core/contracts/diagnostics.ts';
+import type * as Cd from '../../../core/contracts/diagnostics.valibot.ts';
 import type * as Se from '../../../core/contracts/event.ts';
 import type * as Ce from '../../../core/contracts/event.valibot.ts';
 import type * as Sf from '../../../core/contracts/focus.ts';
@@ -28,6 +30,8 @@ import type * as Su from '../../../core/contracts/usage.ts';
 import type * as Cu from '../../../core/contracts/usage.valibot.ts';
 import type * as Sw from '../../../core/contracts/working-set.ts';
 import type * as Cw from '../../../core/contracts/working-set.valibot.ts';
+import type * as Sws from '../../../core/contracts/workspace.ts';
+import type * as Cws from '../../../core/contracts/workspace.valibot.ts';
 
 /** True only when A and B are the same type (not merely assignable one way). */
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
@@ -43,6 +47,7 @@ export type ContractTypesAgree = [
   Check<Equal<Z<typeof Se.EventSummarySchema>, V<typeof Ce.EventSummarySchema>>>,
   Check<Equal<Z<typeof Se.EventSchema>, V<typeof Ce.EventSchema>>>,
   Check<Equal<Z<typeof Sf.FocusSchema>, V<typeof Cf.FocusSchema>>>,
+  Check<Equal<Z<typeof Sd.HealthDailySchema>, V<typeof Cd.HealthDailySchema>>>,
   Check<Equal<Z<typeof Sm.MessageSchema>, V<typeof Cm.MessageSchema>>>,
   Check<Same<Z<typeof Spc.ProjectConfigSchema>, V<typeof Cpc.ProjectConfigSchema>>>,
   Check<Same<Z<typeof Sp.ProjectSchema>, V<typeof Cp.ProjectSchema>>>,
@@ -57,4 +62,8 @@ export type ContractTypesAgree = [
   Check<Equal<Z<typeof Su.BudgetStateSchema>, V<typeof Cu.BudgetStateSchema>>>,
   Check<Same<Z<typeof Sw.WorkingSetSchema>, V<typeof Cw.WorkingSetSchema>>>,
   Check<Same<Z<typeof Sst.StateSchema>, V<typeof Cst.StateSchema>>>,
+  Check<Equal<Z<typeof Sws.ChangeSchema>, V<typeof Cws.ChangeSchema>>>,
+  Check<Equal<Z<typeof Sws.WorkspaceSchema>, V<typeof Cws.WorkspaceSchema>>>,
+  Check<Equal<Z<typeof Sws.WorkspaceListSchema>, V<typeof Cws.WorkspaceListSchema>>>,
+  Check<Equal<Z<typeof Sws.DecisionSchema>, V<typeof Cws.DecisionSchema>>>,
 ];
