@@ -2,7 +2,9 @@
 // the OpenAPI document generated from the route schemas. Only main.ts listens.
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { bodyLimit } from 'hono/body-limit';
+import { compress } from 'hono/compress';
 import type { AppEnv, Deps } from './deps.ts';
+import { isConnectionLoss } from '../core/db/errors.ts';
 import { renderError } from './errors.ts';
 import { clientRoutes } from './routes/client.ts';
 import { mcpRoutes } from './mcp.ts';
@@ -21,16 +23,26 @@ import { taskRoutes } from './routes/tasks.ts';
 import { trellisRoutes } from './routes/trellis.ts';
 import { usageRoutes } from './routes/usage.ts';
 import { wellKnownRoutes } from './routes/well-known.ts';
+import { workspaceRoutes } from './routes/workspaces.ts';
 
 export const BODY_LIMIT_BYTES = 256 * 1024;
 
 export function buildApp(deps: Deps) {
   const app = new OpenAPIHono<AppEnv>();
+  const freshFor = new WeakMap<Request, Deps['sql']>();
   app.use(async function provideDeps(c, next) {
-    c.set('deps', deps);
+    const fresh = freshFor.get(c.req.raw);
+    c.set('deps', fresh ? { ...deps, sql: fresh } : deps);
     await next();
   });
-  app.onError((err, c) => renderError(err, c, (e) => deps.log.error(`unhandled: ${(e as Error)?.stack ?? String(e)}`)));
+  // A read that met a pooled connection a Postgres restart killed is answered by a second try
+  // (below); only idempotent methods qualify, a write answers 503 with Retry-After.
+  const retryable = new WeakSet<Response>();
+  app.onError((err, c) => {
+    const res = renderError(err, c, (e) => deps.log.error(`unhandled: ${(e as Error)?.stack ?? String(e)}`));
+    if (isConnectionLoss(err) && IDEMPOTENT.has(c.req.method)) retryable.add(res);
+    return res;
+  });
   app.notFound((c) => c.json({ error: { code: 'not_found', message: `no route for ${c.req.method} ${c.req.path}` } }, 404));
 
   // Rebinding and foreign origins are refused before anything else looks at the request.
@@ -46,7 +58,9 @@ export function buildApp(deps: Deps) {
         { connection: 'close' },
       ),
   });
-  app.use('/api/*', auth(deps.config), limit, jsonOnly());
+  // JSON answers gzip-compressed when asked (a journal page shrinks about tenfold); the SSE stream
+  // says no-transform, so its frames are never held back in a compressor's buffer.
+  app.use('/api/*', compress(), auth(deps.config), limit, jsonOnly());
   app.use('/mcp', limit);
   app.use('/hooks/*', limit, jsonOnly());
 
@@ -63,6 +77,7 @@ export function buildApp(deps: Deps) {
   app.route('/api', gateRoutes());
   app.route('/', gateHookRoutes());
   app.route('/api', usageRoutes());
+  app.route('/api', workspaceRoutes());
   app.route('/', mcpRoutes());
   app.doc31('/api/openapi.json', {
     openapi: '3.1.0',
@@ -71,5 +86,19 @@ export function buildApp(deps: Deps) {
   // Unknown /api paths are JSON 404s, never the client shell.
   app.all('/api/*', (c) => c.json({ error: { code: 'not_found', message: `no route for ${c.req.method} ${c.req.path}` } }, 404));
   app.route('/', clientRoutes(deps.clientDir));
+
+  const fetchOnce = app.fetch;
+  app.fetch = async function fetchRetryingReads(request, env, ctx) {
+    const first = await fetchOnce(request, env, ctx);
+    if (!retryable.has(first)) return first;
+    deps.log.info(`${request.method} ${new URL(request.url).pathname}: database connection lost; trying once more on a fresh one`);
+    // Not the pool: after a restart its other idle connections are as dead as the first, and it
+    // learns so one query at a time. A client of its own connects anew (and closes when idle).
+    const fresh = deps.freshSql?.();
+    if (fresh) freshFor.set(request, fresh);
+    return fetchOnce(request, env, ctx);
+  };
   return app;
 }
+
+const IDEMPOTENT = new Set(['GET', 'HEAD']);

@@ -128,7 +128,8 @@ describe('a gate on the phone', () => {
 
       // Approve, as a tap on the lock screen's button would: a notificationclick with action "approve".
       await worker!.evaluate((data) => {
-        const e = new ExtendableEvent('notificationclick');
+        const Extendable = (self as unknown as { ExtendableEvent: typeof Event }).ExtendableEvent;
+        const e = new Extendable('notificationclick');
         Object.defineProperty(e, 'action', { value: 'approve' });
         Object.defineProperty(e, 'notification', { value: { data, close() {} } });
         self.dispatchEvent(e);

@@ -95,14 +95,16 @@ describe('queries and ids', () => {
   });
 });
 
-// A real outage (Postgres stopped) is in test/faults/postgres-restart.test.ts.
+// A real outage (Postgres stopped) is in test/faults/postgres-restart.test.ts and postgres-restart-api.test.ts.
 describe('a closed connection pool', () => {
-  it('answers 503 database_unavailable, not a 500', async () => {
+  it('answers a write 503 database_unavailable with Retry-After, not a 500; a read is tried again on a fresh connection', async () => {
     const lost = await startTestApp();
     await lost.hub.stop();
     await lost.db.sql.end();
-    const res = await lost.call('GET', '/api/state');
+    const res = await lost.call('POST', '/api/projects', { name: 'no database' });
     expect(res.status).toBe(503);
+    expect(res.headers.get('retry-after')).toBe('2');
     expect(await res.json()).toEqual({ error: { code: 'database_unavailable', message: 'the database connection was lost; retry shortly' } });
+    expect((await lost.call('GET', '/api/state')).status).toBe(200);
   });
 });
