@@ -3,6 +3,7 @@ import path from 'node:path';
 import fs from 'node:fs';
 import { loadConfig } from '../core/config.ts';
 import { createSql, type Sql } from '../core/db/client.ts';
+import type { Gate } from '../core/contracts/gate.ts';
 import type { BudgetState, UsageReport, UsageRow, UsageTotals } from '../core/contracts/usage.ts';
 
 const USAGE = `usage: npm run dispatch -- <command>
@@ -12,6 +13,9 @@ const USAGE = `usage: npm run dispatch -- <command>
                                         submit a task (default project: the only one, or "default")
   task list [--project NAME]            recent tasks and their status
   task cancel TASK_ID                   ask a task to stop
+  gate list [--all]                     open gates (with --all: decided ones too), newest first
+  gate approve GATE_ID [REASON]         approve a gate: its worker resumes and the call runs
+  gate deny GATE_ID [REASON]            deny a gate: the worker resumes and hears the reason
   tail [--after SEQ]                    follow the journal
   usage [--project NAME|all] [--since T] [--until T] [--group day|task|model|project|role]
                                         what runs cost (the CLI's own estimate), as GET /api/usage
@@ -87,6 +91,17 @@ async function run(sql: Sql, argv: string[]): Promise<void> {
     for (const t of rows) print(`${t.id}  ${t.status.padEnd(17)} #${t.attempt}  ${t.brief.split('\n')[0]!.slice(0, 80)}`);
   } else if (noun === 'task' && verb === 'cancel' && args[0]) {
     print((await sql<{ s: string }[]>`select dispatch.cancel_task(${args[0]}) as s`)[0]!.s);
+  } else if (noun === 'gate' && verb === 'list') {
+    const all = args.includes('--all');
+    const [r] = await sql<{ g: Gate[] }[]>`select dispatch.list_gates(${all ? 'all' : 'open'}, null, 50) as g`;
+    for (const g of r!.g) {
+      print(`${g.id}  ${g.status.padEnd(8)} ${g.category.padEnd(18)} ${g.project_name ?? '-'}  ${g.tool}: ${(g.subject ?? '').split('\n')[0]!.slice(0, 100)}`);
+    }
+  } else if (noun === 'gate' && (verb === 'approve' || verb === 'deny') && args[0]) {
+    const [id, ...reason] = args;
+    const who = process.env.USER ?? 'operator';
+    const [r] = await sql<{ g: Gate }[]>`select dispatch.decide_gate(${id!}, ${verb}, ${reason.join(' ') || null}, ${who}, 'cli') as g`;
+    print(`${r!.g.id}  ${r!.g.status}`);
   } else if (noun === 'usage') {
     if (verb === 'task' && args[0]) {
       const [r] = await sql<{ r: { total: UsageTotals; by_role: UsageRow[]; by_model: UsageRow[] } }[]>`select dispatch.task_usage(${args[0]}) as r`;

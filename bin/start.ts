@@ -48,7 +48,8 @@ export async function startDispatch(config: Config, log: Logger, mode: Mode, chi
     if (mode === 'work') return { sql, url: null, stop };
     hub = new JournalHub(sql, log);
     await hub.start();
-    const app = buildApp({ sql, config, log, hub });
+    const freshSql = () => createSql(db.url, { max: 1, idleTimeout: 2, application: 'petal-dispatch serve (retry)' });
+    const app = buildApp({ sql, config, log, hub, freshSql });
     const s = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST });
     server = s;
     await new Promise<void>((resolve, reject) => {

@@ -23,7 +23,7 @@ export interface TrellisOptions {
   timeoutMs?: number;
 }
 
-export type Unavailable = { available: false; reason: string };
+export type Unavailable = { available: false; reason: string; configured?: boolean };
 type Answer<T> = ({ available: true } & T) | Unavailable;
 
 const MAX_THREADS = 50;
@@ -36,7 +36,7 @@ export function trellisOptions(config: { TRELLIS_URL?: string; TRELLIS_ROUTES?: 
 
 /** Runs `read` with one budget for all its requests; any failure becomes {available: false, reason}. */
 async function ask<T extends object>(opts: TrellisOptions, read: (get: (route: string) => Promise<unknown>, routes: TrellisRoutes) => Promise<T>): Promise<Answer<T>> {
-  if (!opts.url) return { available: false, reason: 'not configured (set TRELLIS_URL)' };
+  if (!opts.url) return { available: false, reason: 'not configured (set TRELLIS_URL)', configured: false };
   const url = opts.url;
   const routes = routesSchema.parse(opts.routes ?? {});
   const timeoutMs = opts.timeoutMs ?? 1000;

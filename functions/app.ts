@@ -3,6 +3,7 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { bodyLimit } from 'hono/body-limit';
 import type { AppEnv, Deps } from './deps.ts';
+import { isConnectionLoss } from '../core/db/errors.ts';
 import { renderError } from './errors.ts';
 import { clientRoutes } from './routes/client.ts';
 import { mcpRoutes } from './mcp.ts';
@@ -10,6 +11,7 @@ import { auth } from './middleware/auth.ts';
 import { hostCheck } from './middleware/host-check.ts';
 import { jsonOnly } from './middleware/json-only.ts';
 import { eventRoutes } from './routes/events.ts';
+import { gateHookRoutes, gateRoutes } from './routes/gates.ts';
 import { handoffRoutes } from './routes/handoffs.ts';
 import { healthRoutes } from './routes/health.ts';
 import { messageRoutes } from './routes/messages.ts';
@@ -25,11 +27,20 @@ export const BODY_LIMIT_BYTES = 256 * 1024;
 
 export function buildApp(deps: Deps) {
   const app = new OpenAPIHono<AppEnv>();
+  const freshFor = new WeakMap<Request, Deps['sql']>();
   app.use(async function provideDeps(c, next) {
-    c.set('deps', deps);
+    const fresh = freshFor.get(c.req.raw);
+    c.set('deps', fresh ? { ...deps, sql: fresh } : deps);
     await next();
   });
-  app.onError((err, c) => renderError(err, c, (e) => deps.log.error(`unhandled: ${(e as Error)?.stack ?? String(e)}`)));
+  // A read that met a pooled connection a Postgres restart killed is answered by a second try
+  // (below); only idempotent methods qualify, a write answers 503 with Retry-After.
+  const retryable = new WeakSet<Response>();
+  app.onError((err, c) => {
+    const res = renderError(err, c, (e) => deps.log.error(`unhandled: ${(e as Error)?.stack ?? String(e)}`));
+    if (isConnectionLoss(err) && IDEMPOTENT.has(c.req.method)) retryable.add(res);
+    return res;
+  });
   app.notFound((c) => c.json({ error: { code: 'not_found', message: `no route for ${c.req.method} ${c.req.path}` } }, 404));
 
   // Rebinding and foreign origins are refused before anything else looks at the request.
@@ -47,6 +58,7 @@ export function buildApp(deps: Deps) {
   });
   app.use('/api/*', auth(deps.config), limit, jsonOnly());
   app.use('/mcp', limit);
+  app.use('/hooks/*', limit, jsonOnly());
 
   app.route('/', healthRoutes());
   app.route('/', wellKnownRoutes());
@@ -58,6 +70,8 @@ export function buildApp(deps: Deps) {
   app.route('/api', stateRoutes());
   app.route('/api', trellisRoutes());
   app.route('/api', pushRoutes());
+  app.route('/api', gateRoutes());
+  app.route('/', gateHookRoutes());
   app.route('/api', usageRoutes());
   app.route('/', mcpRoutes());
   app.doc31('/api/openapi.json', {
@@ -67,5 +81,19 @@ export function buildApp(deps: Deps) {
   // Unknown /api paths are JSON 404s, never the client shell.
   app.all('/api/*', (c) => c.json({ error: { code: 'not_found', message: `no route for ${c.req.method} ${c.req.path}` } }, 404));
   app.route('/', clientRoutes(deps.clientDir));
+
+  const fetchOnce = app.fetch;
+  app.fetch = async function fetchRetryingReads(request, env, ctx) {
+    const first = await fetchOnce(request, env, ctx);
+    if (!retryable.has(first)) return first;
+    deps.log.info(`${request.method} ${new URL(request.url).pathname}: database connection lost; trying once more on a fresh one`);
+    // Not the pool: after a restart its other idle connections are as dead as the first, and it
+    // learns so one query at a time. A client of its own connects anew (and closes when idle).
+    const fresh = deps.freshSql?.();
+    if (fresh) freshFor.set(request, fresh);
+    return fetchOnce(request, env, ctx);
+  };
   return app;
 }
+
+const IDEMPOTENT = new Set(['GET', 'HEAD']);

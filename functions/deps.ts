@@ -11,6 +11,8 @@ export interface Deps {
   config: Config;
   log: Logger;
   hub: JournalHub;
+  /** A new client with one connection of its own, for a read's second try after its pooled connection was lost. */
+  freshSql?: () => Sql;
   /** The built client to serve (default client/dist). */
   clientDir?: string;
 }

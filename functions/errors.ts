@@ -16,6 +16,9 @@ export class AppError extends Error {
   }
 }
 
+/** What a 503 database_unavailable asks the client to wait before trying again. */
+export const RETRY_AFTER_SECONDS = 2;
+
 /** SQLSTATEs that bad input can cause, mapped by name to an HTTP answer. */
 const SQLSTATE: Record<string, [ContentfulStatusCode, string]> = {
   '23505': [409, 'conflict'],
@@ -26,6 +29,8 @@ const SQLSTATE: Record<string, [ContentfulStatusCode, string]> = {
   '22021': [400, 'invalid_input'],
   '22P05': [400, 'invalid_input'],
   PD001: [409, 'append_only'],
+  PD409: [409, 'already_decided'],
+  '22023': [400, 'invalid_input'],
   P0002: [404, 'not_found'],
 };
 
@@ -44,7 +49,12 @@ export function renderError(err: unknown, c: Context, onUnexpected: (e: unknown)
     return c.json({ error: { code, message: message.split('\n')[0] } }, status);
   }
   if (isConnectionLoss(err)) {
-    return c.json({ error: { code: 'database_unavailable', message: 'the database connection was lost; retry shortly' } }, 503);
+    // A write that met a lost connection may or may not have committed: the client decides, after a pause.
+    return c.json(
+      { error: { code: 'database_unavailable', message: 'the database connection was lost; retry shortly' } },
+      503,
+      { 'retry-after': String(RETRY_AFTER_SECONDS) },
+    );
   }
   onUnexpected(err);
   return c.json({ error: { code: 'internal', message: 'internal error; see the server log' } }, 500);

@@ -87,7 +87,7 @@ export async function startRunner(opts: RunnerOptions): Promise<StartedRunner> {
     noHandleSignals: true,
     pollInterval: 1000,
     taskList: taskList(ctx),
-    crontab: ['* * * * * sweep_sessions ?max=1', '* * * * * release_held ?max=1'].join('\n'),
+    crontab: ['* * * * * sweep_sessions ?max=1', '* * * * * release_held ?max=1', '* * * * * expire_gates ?max=1'].join('\n'),
     logger: quiet,
     events,
   });

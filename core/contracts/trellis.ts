@@ -16,7 +16,8 @@ export const TrellisViewSchema = z
       threads: z.array(TrellisThreadSchema),
       recent_context: z.array(z.unknown()),
     }),
-    z.object({ available: z.literal(false), reason: z.string() }),
+    /** configured: false when TRELLIS_URL is unset (a client then shows no Trellis at all). */
+    z.object({ available: z.literal(false), reason: z.string(), configured: z.boolean().optional() }),
   ])
   .openapi('TrellisView');
 export type TrellisView = z.output<typeof TrellisViewSchema>;

@@ -11,6 +11,6 @@ export const TrellisViewSchema = v.variant('available', [
     threads: v.array(TrellisThreadSchema),
     recent_context: v.array(v.unknown()),
   }),
-  v.object({ available: v.literal(false), reason: v.string() }),
+  v.object({ available: v.literal(false), reason: v.string(), configured: v.optional(v.boolean()) }),
 ]);
 export type TrellisView = v.InferOutput<typeof TrellisViewSchema>;

@@ -4,9 +4,10 @@ import postgres from 'postgres';
 export type Sql = postgres.Sql<{ bigint: number }>;
 
 /** Opens a pool; query text and parameters never reach the logs (notices are dropped). */
-export function createSql(url: string, options: { max?: number; application?: string } = {}): Sql {
+export function createSql(url: string, options: { max?: number; application?: string; idleTimeout?: number } = {}): Sql {
   return postgres(url, {
     max: options.max ?? 10,
+    ...(options.idleTimeout ? { idle_timeout: options.idleTimeout } : {}),
     onnotice: () => {},
     connection: { application_name: options.application ?? 'petal-dispatch' },
     types: {

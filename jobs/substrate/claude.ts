@@ -2,9 +2,15 @@
 // environment. Parts 2 and 3: stream-json.ts (its stdout lines) and status.ts (its statuses).
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Command, Intent, McpServerIntent } from './port.ts';
 
 const require = createRequire(import.meta.url);
+
+/** The PreToolUse hook that puts every tool call to dispatch's gate (a plain .mjs, no dependencies). */
+export const GATE_HOOK = fileURLToPath(new URL('./gate-hook.mjs', import.meta.url));
+/** Seconds the CLI gives the hook; the hook gives up (and defers) well before. */
+const GATE_HOOK_TIMEOUT_S = 60;
 
 /** CLAUDE_BIN when set, else the binary of the @anthropic-ai/claude-code package. */
 export function claudeBin(env: NodeJS.ProcessEnv = process.env): string {
@@ -20,7 +26,9 @@ export function mcpToolName(server: string, tool: string): string {
 
 /** The argument array for a one-shot, streamed run. Never joined into a shell string. */
 export function claudeArgs(intent: Omit<Intent, 'role' | 'cwd'>): string[] {
-  const args = ['-p', intent.prompt, '--output-format', 'stream-json', '--verbose'];
+  // A resumed run may have no new prompt: it continues where it stopped (a deferred tool call).
+  const args = intent.prompt ? ['-p', intent.prompt] : ['--print'];
+  args.push('--output-format', 'stream-json', '--verbose');
   if (intent.resume) args.push('--resume', intent.resume);
   const servers = Object.entries(intent.mcpServers ?? {});
   const tools = [...servers.flatMap(([name, s]) => s.tools.map((t) => mcpToolName(name, t))), ...(intent.tools ?? [])];
@@ -30,9 +38,26 @@ export function claudeArgs(intent: Omit<Intent, 'role' | 'cwd'>): string[] {
   if (servers.length) args.push('--mcp-config', mcpConfig(servers), '--strict-mcp-config');
   if (intent.limits?.maxBudgetUsd !== undefined) args.push('--max-budget-usd', String(intent.limits.maxBudgetUsd));
   if (intent.limits?.maxTurns !== undefined) args.push('--max-turns', String(intent.limits.maxTurns));
-  if (intent.hooks && Object.keys(intent.hooks).length) args.push('--settings', JSON.stringify({ hooks: intent.hooks }));
+  const hooks = hookSettings(intent);
+  if (Object.keys(hooks).length) args.push('--settings', JSON.stringify({ hooks }));
   if (intent.extraArgs?.length) args.push(...intent.extraArgs);
   return args;
+}
+
+/** The run's hook settings: the gate's PreToolUse hook (exec form, no shell) before any given ones. */
+function hookSettings(intent: Pick<Intent, 'hooks' | 'gate'>): Record<string, unknown> {
+  const hooks: Record<string, unknown> = { ...(intent.hooks ?? {}) };
+  if (intent.gate) {
+    const gate = { matcher: '*', hooks: [{ type: 'command', command: process.execPath, args: [GATE_HOOK], timeout: GATE_HOOK_TIMEOUT_S }] };
+    const given = Array.isArray(hooks.PreToolUse) ? (hooks.PreToolUse as unknown[]) : [];
+    hooks.PreToolUse = [gate, ...given];
+  }
+  return hooks;
+}
+
+/** Where the hook asks and with which credential (in the environment, never on the command line). */
+function gateEnv(intent: Pick<Intent, 'gate'>): Record<string, string> {
+  return intent.gate ? { DISPATCH_GATE_URL: intent.gate.url, DISPATCH_GATE_TOKEN: intent.gate.token } : {};
 }
 
 function mcpConfig(servers: [string, McpServerIntent][]): string {
@@ -75,5 +100,6 @@ function mcpServerNames(json: string): string {
 export function claudeCommand(intent: Intent, base: NodeJS.ProcessEnv): Command {
   const bin = claudeBin(base);
   const args = claudeArgs(intent);
-  return { bin, args, cwd: intent.cwd, env: claudeEnv(base, intent.env), display: [path.basename(bin), ...redactArgs(args)] };
+  const env = claudeEnv(base, { ...intent.env, ...gateEnv(intent) });
+  return { bin, args, cwd: intent.cwd, env, display: [path.basename(bin), ...redactArgs(args)] };
 }

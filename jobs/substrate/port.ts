@@ -33,12 +33,32 @@ export interface Intent {
     maxBudgetUsd?: number;
     maxTurns?: number;
   };
-  /** Hook settings handed to the run as they are (gates plug in here). */
+  /** Hook settings handed to the run as they are. */
   hooks?: Record<string, unknown>;
+  /**
+   * Every tool call is first put to dispatch's gate (POST url with the bearer token): pass, deny
+   * with a reason, or defer the call and end the run (the gate is open; a resumed run asks again).
+   * Fails closed: when the gate cannot be reached, the call is deferred.
+   */
+  gate?: GateIntent;
   /** Arguments passed through untouched (CLAUDE_ARGS, a project's extra_args). */
   extraArgs?: string[];
   /** Variables added to the run's environment. */
   env?: Record<string, string>;
+}
+
+/** Where a run's tool calls are put to the gate. */
+export interface GateIntent {
+  url: string;
+  token: string;
+}
+
+/** A tool call the run deferred at the gate; the run ended there and resumes with the same call. */
+export interface DeferredCall {
+  /** The substrate's id of the call (the resumed run asks about the same id). */
+  id: string;
+  tool: string;
+  input: Record<string, unknown>;
 }
 
 /** A process to start: argument array (never a shell string), working directory, environment. */
@@ -82,7 +102,7 @@ export interface LineFacts {
   /** The account's quota or rate limit stopped a request: until when, as well as the line says. */
   rateLimit?: RateLimitFact;
   /** The run's final result. */
-  result?: { isError: boolean; kind: string | null; text: string | null; errorStatus: number | null; usage: RunUsage | null };
+  result?: { isError: boolean; kind: string | null; text: string | null; errorStatus: number | null; usage: RunUsage | null; deferred?: DeferredCall | null };
 }
 
 /** One stdout line, read once: the journal row it becomes and what it tells the supervisor. */
@@ -109,10 +129,12 @@ export interface StreamFacts {
   /** What the run cost, from its result (null until a result reports it). */
   usage: RunUsage | null;
   lines: number;
+  /** The tool call the run ended on, deferred at the gate. */
+  deferred: DeferredCall | null;
 }
 
 export function emptyFacts(): StreamFacts {
-  return { resultSeen: false, isError: false, resultKind: null, resultText: null, errorStatus: null, retries: [], substrateSessionId: null, usage: null, lines: 0 };
+  return { resultSeen: false, isError: false, resultKind: null, resultText: null, errorStatus: null, retries: [], substrateSessionId: null, usage: null, lines: 0, deferred: null };
 }
 
 /** Folds one classified line into the facts. */
@@ -128,6 +150,7 @@ export function observe(f: StreamFacts, line: ClassifiedLine): void {
     f.resultKind = x.result.kind;
     f.resultText = x.result.text;
     f.errorStatus = x.result.errorStatus;
+    f.deferred = x.result.deferred ?? null;
     f.usage = x.result.usage ?? f.usage;
   }
 }
@@ -152,6 +175,8 @@ export interface ResultReading {
   text: string;
   isError: boolean;
   usage: RunUsage | null;
+  /** The tool call the run ended on, deferred at the gate. */
+  deferred: DeferredCall | null;
 }
 
 export interface Substrate {

@@ -21,8 +21,15 @@ export function limitedBy(f: StreamFacts): string | null {
   return null;
 }
 
+/** Result kinds that mean the run hit its turn cap rather than failing (the budget cap: below). */
+const CAPPED = new Set(['error_max_turns']);
+
 export function deriveStatus(f: StreamFacts, e: ExitFacts): Derived {
   const succeeded = f.resultSeen && !f.isError;
+  // The run ended on a tool call deferred at the gate: it holds nothing and waits for a person.
+  if (f.deferred && f.resultSeen && !f.isError) {
+    return { status: 'gated', reason: `tool call deferred at the gate: ${f.deferred.tool}` };
+  }
   const sig = e.signal ?? (e.code === 143 ? 'SIGTERM' : e.code === 130 ? 'SIGINT' : e.code === 137 ? 'SIGKILL' : null);
 
   if (e.endedAfterResult && f.resultSeen) {
@@ -62,6 +69,9 @@ function fromErrorResult(f: StreamFacts, code?: number | null): Derived {
   }
   const limited = limitedBy(f);
   if (limited) return { status: 'rate_limited', reason: limited };
+  if (f.resultKind && CAPPED.has(f.resultKind)) {
+    return { status: 'partial', reason: 'stopped at its turn limit' };
+  }
   const what = f.resultText ? firstLine(f.resultText) : (f.resultKind ?? 'error result');
   return { status: 'failed', reason: code ? `exit ${code}: ${what}` : what };
 }

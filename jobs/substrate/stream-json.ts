@@ -4,7 +4,7 @@
 // substrate's own ids (session_id, message.id, uuid) stay inside the payload.
 import { clipText } from '../../core/contracts/vocabulary.ts';
 import type { EventSummary } from '../../core/contracts/event.ts';
-import type { ClassifiedLine, LineFacts, ModelUsage, RateLimitFact, ResultReading, RunUsage } from './port.ts';
+import type { ClassifiedLine, DeferredCall, LineFacts, ModelUsage, RateLimitFact, ResultReading, RunUsage } from './port.ts';
 
 export const OVERSIZED_BYTES = 1024 * 1024;
 export const RESULT_EVENT_TYPE = 'claude.result';
@@ -130,6 +130,7 @@ function classifyObject(obj: Obj, payloadJson: string): ClassifiedLine {
         kind: str(obj.subtype),
         text: str(obj.result),
         errorStatus: num(obj.api_error_status),
+        deferred: deferredOf(obj),
         usage: usageOf(obj),
       };
       return {
@@ -260,7 +261,16 @@ const num = (v: unknown): number | null => (typeof v === 'number' ? v : null);
 export function readResult(payload: unknown): ResultReading | null {
   if (!payload || typeof payload !== 'object' || (payload as Obj).type !== 'result') return null;
   const p = payload as Obj;
-  return { text: str(p.result) ?? '', isError: p.is_error === true, usage: usageOf(p) };
+  return { text: str(p.result) ?? '', isError: p.is_error === true, usage: usageOf(p), deferred: deferredOf(p) };
+}
+
+/** The tool call a run ended on when a PreToolUse hook deferred it (terminal_reason tool_deferred). */
+function deferredOf(p: Obj): DeferredCall | null {
+  if (p.terminal_reason !== 'tool_deferred' && p.stop_reason !== 'tool_deferred') return null;
+  const d = p.deferred_tool_use as Obj | undefined;
+  if (!d || typeof d !== 'object' || typeof d.id !== 'string' || typeof d.name !== 'string') return null;
+  const input = d.input && typeof d.input === 'object' && !Array.isArray(d.input) ? (d.input as Record<string, unknown>) : {};
+  return { id: d.id, tool: d.name, input };
 }
 
 /**

@@ -1,10 +1,12 @@
 // The job registry: one graphile-worker task per identifier, each in its own file.
 import type { TaskList } from 'graphile-worker';
 import type { JobContext } from '../context.ts';
+import { expireGates } from './expire_gates.ts';
 import { extractHandoff } from './extract_handoff.ts';
 import { orchestratorTurn } from './orchestrator_turn.ts';
 import { pushNotify } from './push_notify.ts';
 import { releaseHeld } from './release_held.ts';
+import { resumeWorker } from './resume_worker.ts';
 import { spawnWorker } from './spawn_worker.ts';
 import { sweepSessions } from './sweep_sessions.ts';
 import { validateHandoffJob } from './validate_handoff.ts';
@@ -18,5 +20,7 @@ export function taskList(ctx: JobContext): TaskList {
     orchestrator_turn: orchestratorTurn(ctx),
     push_notify: pushNotify(ctx),
     release_held: releaseHeld(ctx),
+    resume_worker: resumeWorker(ctx),
+    expire_gates: expireGates(ctx),
   };
 }

@@ -3,7 +3,7 @@ import { projectConfigOrDefault, type ProjectConfig } from '../../core/contracts
 import type { Status } from '../../core/contracts/status.ts';
 import type { JobContext, SessionRow, TaskRow } from '../context.ts';
 import { projectCwd } from '../intents.ts';
-import type { Intent } from '../substrate/port.ts';
+import type { DeferredCall, GateIntent, Intent } from '../substrate/port.ts';
 import { superviseSession, type Outcome } from '../supervisor.ts';
 
 export async function loadTask(ctx: JobContext, taskId: string): Promise<TaskRow | undefined> {
@@ -24,12 +24,24 @@ export function workDir(ctx: JobContext, task: TaskRow): string {
   return projectCwd(ctx.dataDir, task.project_id, projectConfig(task));
 }
 
-/** A session's final result line: its event id and its result text ('' when there is none). */
-export async function lastResult(ctx: JobContext, sessionId: string): Promise<{ eventId: string | null; text: string }> {
+/** A session's final result line: its event id, its result text ('' when there is none), the call it deferred. */
+export async function lastResult(ctx: JobContext, sessionId: string): Promise<{ eventId: string | null; text: string; deferred: DeferredCall | null }> {
   const [row] = await ctx.sql<{ event_id: string; payload: unknown }[]>`
     select event_id, payload from dispatch.events
      where session_id = ${sessionId} and event_type = ${ctx.substrate.resultEventType} order by seq desc limit 1`;
-  return { eventId: row?.event_id ?? null, text: (row && ctx.substrate.readResult(row.payload)?.text) ?? '' };
+  const reading = row ? ctx.substrate.readResult(row.payload) : null;
+  return { eventId: row?.event_id ?? null, text: reading?.text ?? '', deferred: reading?.deferred ?? null };
+}
+
+/** Where a worker's gate hook asks (beside /mcp on the same server). */
+export function gateUrl(ctx: JobContext): string {
+  return new URL('/hooks/gate', ctx.mcpUrl).toString();
+}
+
+/** The gate for a session's tool calls: the hook's address and a credential scoped to the session. */
+export async function gateFor(ctx: JobContext, sessionId: string, cwd: string): Promise<GateIntent> {
+  const [row] = await ctx.sql<{ t: string }[]>`select dispatch.issue_gate_token(${sessionId}, ${cwd}) as t`;
+  return { url: gateUrl(ctx), token: row!.t };
 }
 
 /** The newest session of a role for the task's current attempt. */
@@ -49,11 +61,11 @@ export async function latestSession(ctx: JobContext, task: TaskRow, role: string
 export async function runOrAdopt(
   ctx: JobContext,
   task: TaskRow,
-  intent: Intent,
+  intent: Intent | ((sessionId: string) => Promise<Intent>),
   abort: AbortSignal,
   parentSessionId: string | null = null,
+  role: string = typeof intent === 'function' ? 'worker' : intent.role,
 ): Promise<{ outcome: Outcome; sessionId: string }> {
-  const role = intent.role;
   let open = await latestSession(ctx, task, role);
   if (open?.ended_at) open = undefined;
   let sessionId = open?.id;
@@ -68,7 +80,8 @@ export async function runOrAdopt(
      where task_id = ${task.id} and event_type in ('task.submitted', 'policy.decision', 'session.exited')
      order by seq desc limit 1`;
   const spec = { sessionId, projectId: task.project_id, taskId: task.id, role, causeEventId: cause?.event_id ?? null };
-  const outcome = await superviseSession(ctx, spec, open, () => intent, abort);
+  const id = sessionId;
+  const outcome = await superviseSession(ctx, spec, open, () => (typeof intent === 'function' ? intent(id) : intent), abort);
   return { outcome, sessionId };
 }
 

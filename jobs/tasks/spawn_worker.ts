@@ -1,5 +1,6 @@
 // spawn_worker {task_id}: run one one-shot worker for the task's current attempt, journal it, derive
-// its status, then hand over to extract_handoff (success) or the return policy (anything else).
+// its status, then hand over to extract_handoff (success), park the task at its gate (gated), or the
+// return policy (anything else).
 import type { Task } from 'graphile-worker';
 import type { Status } from '../../core/contracts/status.ts';
 import { taskPayload, type JobContext } from '../context.ts';
@@ -7,7 +8,7 @@ import { workerIntent } from '../intents.ts';
 import { RepoError } from '../../core/git/repo.ts';
 import { GitError } from '../../core/git/git.ts';
 import { finishWorkspace, prepareWorkspace, type WorkspaceRow } from '../workspace/worktree.ts';
-import { endNotClean, latestSession, loadTask, projectConfig, runOrAdopt, workDir } from './shared.ts';
+import { endNotClean, gateFor, lastResult, latestSession, loadTask, projectConfig, runOrAdopt, workDir } from './shared.ts';
 
 export function spawnWorker(ctx: JobContext): Task {
   return async (raw, helpers) => {
@@ -16,7 +17,7 @@ export function spawnWorker(ctx: JobContext): Task {
     if (!task || task.ended_at) return; // gone, or already over (cancelled while queued)
 
     const previous = await latestSession(ctx, task, 'worker');
-    if (previous?.ended_at) return afterWorker(ctx, task_id, previous.status as Status, ''); // exit journalled, follow-up lost
+    if (previous?.ended_at) return afterWorker(ctx, task_id, previous.status as Status, '', previous.id); // exit journalled, follow-up lost
     if (task.cancel_requested_at && !previous) {
       await endNotClean(ctx, task_id, 'cancelled', 'cancelled before it started');
       return;
@@ -42,17 +43,20 @@ export function spawnWorker(ctx: JobContext): Task {
     }
     if (!previous) await ctx.sql`select dispatch.set_task_status(${task_id}, 'running', ${`attempt ${task.attempt} started`})`;
 
-    const intent = workerIntent(task, projectConfig(task), workspace?.path ?? workDir(ctx, task), ctx.config);
-    const { outcome } = await runOrAdopt(ctx, task, intent, helpers.abortSignal);
-    await afterWorker(ctx, task_id, outcome.status, outcome.reason);
+    const cwd = workspace?.path ?? workDir(ctx, task);
+    const intent = workerIntent(task, projectConfig(task), cwd, ctx.config);
+    const { outcome, sessionId } = await runOrAdopt(ctx, task, async (sid) => ({ ...intent, gate: await gateFor(ctx, sid, cwd) }), helpers.abortSignal);
+    await afterWorker(ctx, task_id, outcome.status, outcome.reason, sessionId);
   };
 }
 
-async function afterWorker(ctx: JobContext, taskId: string, status: Status, reason: string): Promise<void> {
+/** What follows a worker session's end: the handoff (success), the gate (gated), else the return policy. */
+export async function afterWorker(ctx: JobContext, taskId: string, status: Status, reason: string, sessionId: string): Promise<void> {
   const task = await loadTask(ctx, taskId);
   if (!task || task.ended_at) return;
-  // Whatever the worker left is committed and its change journalled, however it ended.
-  if (projectConfig(task).repo) await finishWorkspace(ctx, task);
+  // Whatever the worker left is committed and its change journalled, however it ended — except at a
+  // gate, where the same worker carries on in the same worktree once a person decides.
+  if (projectConfig(task).repo && status !== 'gated') await finishWorkspace(ctx, task);
   if (task.cancel_requested_at) {
     await endNotClean(ctx, taskId, 'cancelled', status === 'cancelled' ? reason : `cancel requested; the worker ended ${status}`);
     return;
@@ -64,6 +68,15 @@ async function afterWorker(ctx: JobContext, taskId: string, status: Status, reas
                  job_key := ${`extract_handoff:${taskId}:${task.attempt}`}, max_attempts := 25)`;
     });
     return;
+  }
+  if (status === 'gated') {
+    // The process is gone; the task waits at its gate holding nothing (the call is in the journal).
+    const { deferred } = await lastResult(ctx, sessionId);
+    if (deferred) {
+      await ctx.sql`select dispatch.park_task(${taskId}, ${sessionId}, ${deferred.tool},
+                                              ${JSON.stringify(deferred.input)}::text::jsonb, ${deferred.id})`;
+      return;
+    }
   }
   await endNotClean(ctx, taskId, status, reason || task.status_reason || status);
 }

@@ -138,6 +138,10 @@ describe('an app update', () => {
     const ctx = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, args: ARGS, headless: true });
     try {
       const page = ctx.pages()[0] ?? (await ctx.newPage());
+      // Every load of the page counts itself (sessionStorage outlives a reload of the tab).
+      await ctx.addInitScript(() => {
+        sessionStorage.setItem('loads', String(Number(sessionStorage.getItem('loads') ?? '0') + 1));
+      });
       await page.goto(`${url}/`);
       await page.evaluate(async () => {
         await navigator.serviceWorker.ready;
@@ -152,6 +156,7 @@ describe('an app update', () => {
       await page.evaluate(() => {
         (window as unknown as { __old: boolean }).__old = true;
       });
+      const loadsBefore = Number(await page.evaluate(() => sessionStorage.getItem('loads')));
       await page.evaluate(async () => (await navigator.serviceWorker.ready).update());
       await waitFor(() => page.evaluate(() => caches.keys()).catch(() => [] as string[]), (k) => k.length === 1 && k[0] === 'pd-shell-next-release', {
         what: 'the new shell cache to replace the old one',
@@ -161,6 +166,10 @@ describe('an app update', () => {
         what: 'the page to reload once',
       });
       await page.locator('pd-app').waitFor();
+      // Once: the new worker controls the page and it was loaded exactly one more time.
+      await page.waitForFunction(() => navigator.serviceWorker.controller?.state === 'activated');
+      await page.evaluate(async () => (await navigator.serviceWorker.ready).active?.state);
+      expect(Number(await page.evaluate(() => sessionStorage.getItem('loads')))).toBe(loadsBefore + 1);
     } finally {
       await ctx.close();
       fs.rmSync(profile, { recursive: true, force: true });

@@ -72,10 +72,12 @@ describe('Postgres restarted mid-run', () => {
     // An SSE client that reconnects with Last-Event-ID whenever its stream drops.
     const seen: number[] = [];
     let clientDone = false;
+    let connections = 0;
     const client = (async () => {
       while (!clientDone) {
         try {
           const c = await connectSse(`${url}/api/stream`, (e) => seen.push(Number(e.id)), { lastEventId: seen.at(-1) ?? 0 });
+          if (c.status === 200) connections++;
           await Promise.race([c.done, waitFor(() => clientDone, Boolean, { timeout: 120_000 })]);
           c.abort();
         } catch {
@@ -92,8 +94,18 @@ describe('Postgres restarted mid-run', () => {
       { what: 'the first lines' },
     );
 
+    const [{ spool_path: spoolPath } = { spool_path: '' }] = await sql<{ spool_path: string }[]>`
+      select spool_path from dispatch.sessions where task_id = ${t!.id} and role = 'worker'`;
+    const spooledLines = () => fs.readFileSync(spoolPath, 'utf8').split('\n').length - 1;
+    const connectionsBefore = connections;
     await pg.stop();
-    await new Promise((r) => setTimeout(r, 1500)); // the worker keeps printing meanwhile
+    // The worker keeps printing while Postgres is down: wait for 1 000 more lines in its spool.
+    const atStop = spooledLines();
+    const whileDown = await waitFor(spooledLines, (n) => n >= atStop + 1000, { what: 'lines spooled while Postgres is down' });
+    // Meanwhile the API answers 503 database_unavailable (never a 500).
+    const down = await fetch(`${url}/api/state`);
+    expect(down.status).toBe(503);
+    expect(((await down.json()) as { error: { code: string } }).error.code).toBe('database_unavailable');
     pg = await startEmbeddedPostgres({ dataDir: path.join(dir, 'db'), fast: true, port });
 
     // The pool's old connections die with the restart: a poll that meets one just tries again.
@@ -113,6 +125,8 @@ describe('Postgres restarted mid-run', () => {
     expect(spooled).toHaveLength(6002);
     expect(rows.map((r) => r.line_no)).toEqual(spooled.map((_, k) => k));
     expect(rows.slice(1, -1).map((r) => r.i)).toEqual([...Array(6000).keys()]);
+    // The writer retried: the lines printed while the database was down are journalled too.
+    expect(rows.map((r) => r.line_no)).toEqual(expect.arrayContaining([atStop, whileDown - 1]));
 
     // The client caught up with exactly the journal, in order.
     const all = (await retrying(() => sql<{ seq: number }[]>`select seq from dispatch.events order by seq`)).map((r) => r.seq);
@@ -121,5 +135,8 @@ describe('Postgres restarted mid-run', () => {
     await client;
     expect(seen.slice(0, all.length)).toEqual(all);
     expect(new Set(seen).size).toBe(seen.length);
+    // …on the same connection: the server kept the stream open through the outage (its hub polls
+    // again once Postgres is back), so the client never had to reconnect.
+    expect(connections).toBe(connectionsBefore);
   }, 120_000);
 });

@@ -3,6 +3,7 @@ import { serve } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
 import { buildApp } from '../../functions/app.ts';
 import { loadConfig, type Config } from '../../core/config.ts';
+import { createSql } from '../../core/db/client.ts';
 import type { Logger } from '../../core/log.ts';
 import { JournalHub } from '../../functions/stream/hub.ts';
 import { createTestDb, type TestDb } from './db.ts';
@@ -24,7 +25,7 @@ export async function startTestApp(env: Record<string, string> = {}, db?: TestDb
   const config = loadConfig({ DATABASE_URL: theDb.url, ...env });
   const hub = new JournalHub(theDb.sql, quiet, { pollMs: 1000 });
   await hub.start();
-  const app = buildApp({ sql: theDb.sql, config, log: quiet, hub, clientDir });
+  const app = buildApp({ sql: theDb.sql, config, log: quiet, hub, clientDir, freshSql: () => createSql(theDb.url, { max: 1, idleTimeout: 2 }) });
   defer(() => hub.stop(), 'stop the journal hub');
   return {
     db: theDb,

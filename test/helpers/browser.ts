@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { inject } from 'vitest';
+import { inject, onTestFinished } from 'vitest';
 import { repoRoot } from './process.ts';
 import { defer } from './teardown.ts';
 
@@ -19,16 +19,37 @@ export async function launch(): Promise<Browser> {
   return browser;
 }
 
-/** A page that fails the test on any script error or console error of the app. */
-export async function open(ctx: BrowserContext, url: string): Promise<{ page: Page; errors: string[]; dialogs: string[] }> {
+/**
+ * A page whose script errors (pageerror) and console errors are collected in `errors`. Unless the
+ * test says it expects some (`allowErrors`), the test fails when it ends with any: a browser test
+ * cannot forget to look.
+ */
+export async function open(
+  ctx: BrowserContext,
+  url: string,
+  { allowErrors = false }: { allowErrors?: boolean } = {},
+): Promise<{ page: Page; errors: string[]; dialogs: string[] }> {
   const page = await ctx.newPage();
   const errors: string[] = [];
   const dialogs: string[] = [];
   page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('console', (m) => {
+    // A connection the test itself cut (a server stopped on purpose) is not the app's error; an HTTP
+    // error status or anything the app logs is.
+    if (m.type() === 'error' && !/^Failed to load resource: net::ERR_(CONNECTION_REFUSED|INCOMPLETE_CHUNKED_ENCODING|CONNECTION_RESET|EMPTY_RESPONSE)/.test(m.text())) {
+      errors.push(`console.error: ${m.text()}`);
+    }
+  });
   page.on('dialog', (d) => {
     dialogs.push(d.message());
     void d.dismiss();
   });
+  if (!allowErrors) {
+    onTestFinished((ctx) => {
+      if (ctx.task.result?.state === 'fail') return; // the first failure is the one to read
+      if (errors.length) throw new Error(`the page at ${url} logged errors:\n  ${errors.join('\n  ')}`);
+    });
+  }
   await page.goto(url);
   return { page, errors, dialogs };
 }

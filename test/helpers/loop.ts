@@ -10,7 +10,7 @@ import { createLogger } from '../../core/log.ts';
 import { startRunner, type StartedRunner } from '../../jobs/runner.ts';
 import { claudeBin } from '../../jobs/substrate/claude.ts';
 import { startScriptedModel, type Scenario, type ScriptedModel } from '../../fixtures/scripted-model/server.ts';
-import { listen, startTestApp } from './app.ts';
+import { listen, startTestApp, type TestApp } from './app.ts';
 import { createTestDb, waitFor, type TestDb } from './db.ts';
 import { defer } from './teardown.ts';
 
@@ -20,7 +20,10 @@ export interface LoopOptions {
   /** A fault-injection wrapper from test/fakes around the real CLI. */
   wrapper?: string;
   log?: boolean;
-  /** Also serve the app (the API and /mcp) on a loopback port; the runner's MCP URL points at it. */
+  /**
+   * Serve the app (the API, /mcp and the gate hook's /hooks/gate) on a loopback port; the runner's
+   * MCP and gate URLs point at it. On by default: a worker's gate hook fails closed without it.
+   */
   serve?: boolean;
   /** The served app's environment (with `serve: true`). */
   serveEnv?: Record<string, string>;
@@ -35,6 +38,9 @@ export interface Loop {
   marker: string;
   /** The served app's base URL, with `serve: true`. */
   url?: string;
+  /** The served app and its socket (stop it to make dispatch unreachable; listen again on the same port). */
+  app?: TestApp;
+  http?: { url: string; close(): Promise<void> };
   project(name: string, config?: Record<string, unknown>): Promise<string>;
   submit(projectId: string, brief: string, approach?: string): Promise<string>;
   waitTask(taskId: string, status: string | string[], timeout?: number): Promise<TaskState>;
@@ -52,7 +58,13 @@ const silent: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 export async function startLoop(opts: LoopOptions): Promise<Loop> {
   const db = await createTestDb();
   let url: string | undefined;
-  if (opts.serve) url = (await listen(await startTestApp(opts.serveEnv ?? {}, db))).url;
+  let app: TestApp | undefined;
+  let http: { url: string; close(): Promise<void> } | undefined;
+  if (opts.serve ?? true) {
+    app = await startTestApp(opts.serveEnv ?? {}, db);
+    http = await listen(app);
+    url = http.url;
+  }
   const model = await startScriptedModel(opts.scenarios);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pd-loop-'));
   defer(() => fs.rmSync(dataDir, { recursive: true, force: true }), `remove ${dataDir}`);
@@ -106,6 +118,8 @@ export async function startLoop(opts: LoopOptions): Promise<Loop> {
     dataDir,
     marker,
     url,
+    app,
+    http,
     async project(name, cfg = {}) {
       const [r] = await db.sql<{ id: string }[]>`select dispatch.create_project(${name}, ${db.sql.json(cfg as Record<string, never>)}) as id`;
       return r!.id;

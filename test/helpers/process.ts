@@ -47,3 +47,19 @@ export function cleanEnv(extra: Record<string, string | undefined> = {}): NodeJS
   for (const [k, v] of Object.entries(extra)) if (v !== undefined) env[k] = v;
   return env;
 }
+
+/**
+ * `dispatch serve` (or another mode) as its own process on a port the OS picks (PORT=0): resolves
+ * with its URL read back from its "listening on" line — no port chosen beforehand, so no race.
+ */
+export async function startServer(env: NodeJS.ProcessEnv, mode: string[] = ['serve'], timeout = 60_000): Promise<Started & { url: string }> {
+  const s = startEntry('bin/main.ts', { LOG_LEVEL: 'info', ...env, PORT: '0' }, mode);
+  const deadline = Date.now() + timeout;
+  for (;;) {
+    const m = /listening on (http:\/\/\S+)/.exec(s.output());
+    if (m) return { ...s, url: m[1]! };
+    if (s.child.exitCode !== null || s.child.signalCode !== null) throw new Error(`bin/main.ts ${mode.join(' ')} exited before listening:\n${s.output()}`);
+    if (Date.now() > deadline) throw new Error(`bin/main.ts ${mode.join(' ')} did not listen within ${timeout} ms:\n${s.output()}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

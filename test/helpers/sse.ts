@@ -14,7 +14,7 @@ export interface SseConnection {
 export async function connectSse(
   url: string,
   onEvent: (e: SseEvent) => void,
-  opts: { lastEventId?: string | number; headers?: Record<string, string>; onComment?: (c: string) => void } = {},
+  opts: { lastEventId?: string | number; headers?: Record<string, string>; onComment?: (c: string) => void; onRetry?: (ms: number) => void } = {},
 ): Promise<SseConnection> {
   const ac = new AbortController();
   const headers: Record<string, string> = { accept: 'text/event-stream', ...opts.headers };
@@ -39,6 +39,7 @@ export async function connectSse(
           for (const line of block.split('\n')) {
             if (line.startsWith(':')) opts.onComment?.(line.slice(1).trim());
             else if (line.startsWith('id:')) id = line.slice(3).trim();
+            else if (line.startsWith('retry:')) opts.onRetry?.(Number(line.slice(6).trim()));
             else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''));
           }
           if (data.length) onEvent({ id, data: data.join('\n') });

@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { startScriptedModel, type Scenario } from '../../fixtures/scripted-model/server.ts';
 import { createTestDb, waitFor } from '../helpers/db.ts';
 import { processesWith } from '../helpers/loop.ts';
-import { cleanEnv, startEntry, type Started } from '../helpers/process.ts';
+import { cleanEnv, freePort, startEntry, type Started } from '../helpers/process.ts';
 import { tempDir } from '../helpers/teardown.ts';
 
 const scenario: Scenario = {
@@ -39,7 +39,11 @@ describe('a runner killed mid-run', () => {
     const marker = randomUUID();
     const configDir = path.join(dataDir, 'claude-config');
     fs.mkdirSync(configDir);
+    const port = await freePort();
     const env = cleanEnv({
+      // The workers' gate hook asks a server that outlives the runners (a runner alone fails closed).
+      PORT: String(port),
+      PUBLIC_URL: `http://127.0.0.1:${port}`,
       DATABASE_URL: db.url,
       DISPATCH_DATA_DIR: dataDir,
       ANTHROPIC_BASE_URL: model.url,
@@ -55,6 +59,9 @@ describe('a runner killed mid-run', () => {
       return s;
     };
 
+    const server = startEntry('bin/main.ts', env, ['serve']);
+    started.push(server);
+    await waitFor(() => fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false), Boolean, { what: () => `the server (${server.output()})` });
     const first = work();
     const [p] = await db.sql<{ id: string }[]>`select dispatch.create_project('adoption', '{"allowed_tools":["Bash"]}') as id`;
     const [t] = await db.sql<{ id: string }[]>`select dispatch.submit_task(${p!.id}, 'Count slowly to two.') as id`;
@@ -95,6 +102,8 @@ describe('a runner killed mid-run', () => {
 
     second.child.kill('SIGTERM');
     expect((await second.exited).code).toBe(0);
+    server.child.kill('SIGTERM');
+    await server.exited;
     expect(processesWith(marker)).toEqual([]);
     await model.close();
     fs.rmSync(dataDir, { recursive: true, force: true });

@@ -31,7 +31,8 @@ const scenarios: Scenario[] = [
         match: 'Greet the team',
         steps: [
           { text: 'Running it.', tool_use: { name: 'Bash', input: { command: 'echo hello team', description: 'greet' } } },
-          { text: 'GREETING-DONE: the command printed hello team.', chunks: 6, delay_ms: 250 },
+          // Held until the test has seen the tool result journalled: the model paces the run.
+          { text: 'GREETING-DONE: the command printed hello team.', chunks: 6, delay_ms: 0, gate: 'greet-answer' },
         ],
       },
       { match: 'Write a malformed handoff', steps: [{ text: 'MALFORMED-DONE: all good.', chunks: 1, delay_ms: 0 }] },
@@ -64,6 +65,9 @@ describe('a task submitted from SQL', () => {
       { what: 'a tool_result row' },
     );
     expect(during.ended).toBe(false);
+    await loop.model.atGate('greet-answer'); // the worker is waiting on its final answer, still running
+    expect(await loop.db.sql`select 1 from dispatch.sessions where task_id = ${taskId} and role = 'worker' and ended_at is null`).toHaveLength(1);
+    loop.model.release('greet-answer');
 
     const t = await loop.waitTask(taskId, 'success');
     expect(t.status_reason).toBe('handoff validated');
@@ -165,6 +169,12 @@ describe('each status, reached for real', () => {
     });
     expect(r!.s).toBe('cancelled');
     await loop.waitTask(r!.id, 'cancelled');
+    // Its spawn job has run (or been dropped) by now, so no session can still appear.
+    await waitFor(
+      async () => (await loop.db.sql<{ n: number }[]>`select count(*)::int as n from graphile_worker.jobs where key = ${`spawn_worker:${r!.id}`}`)[0]!.n,
+      (n) => n === 0,
+      { what: 'the spawn job to be done' },
+    );
     const [{ n } = { n: -1 }] = await loop.db.sql<{ n: number }[]>`select count(*)::int as n from dispatch.sessions where task_id = ${r!.id}`;
     expect(n).toBe(0);
   });
@@ -182,7 +192,10 @@ describe('each status, reached for real', () => {
       (st) => st === 'crashed',
       { what: 'the first session to end crashed' },
     );
-    const events = await eventsOf(loop.db, taskId);
+    // The policy decides after the session is closed (its own step): wait for its row.
+    const events = await waitFor(() => eventsOf(loop.db, taskId), (evs) => evs.some((e) => e.event_type === 'policy.decision'), {
+      what: 'the policy decision',
+    });
     expect(events.find((e) => e.event_type === 'session.exited')!.payload).toMatchObject({ status: 'crashed', signal: 'SIGKILL' });
     expect(events.find((e) => e.event_type === 'policy.decision')!.payload).toMatchObject({ action: 'retry_same', next_attempt: 2 });
 

@@ -29,7 +29,8 @@ const threeSteps: Scenario = {
       ],
     },
     { match: 'Step one:', steps: [say('Outline written.')] },
-    { match: 'Step two:', steps: [say('Draft written, five paragraphs.', 6, 300)] },
+    // Held until the test has posted its message: the model, not the clock, keeps worker two running.
+    { match: 'Step two:', steps: [{ ...say('Draft written, five paragraphs.'), gate: 'step-two' }] },
     { match: 'Step three:', steps: [say('Edited.')] },
   ],
 };
@@ -98,6 +99,12 @@ describe('SC-4 and FR-007, two projects at once', () => {
     const late = await post(B, 'Also give it a title.');
     const state = (await (await fetch(`${loop.url}/api/state`)).json()) as { pending_messages: { message_id: string }[] };
     expect(state.pending_messages.map((m) => m.message_id)).toContain(late);
+    // Worker two was still running when the message came (the model holds its answer): undelivered.
+    expect(
+      await loop.db.sql`select 1 from dispatch.sessions s join dispatch.tasks t on t.id = s.task_id
+                         where t.project_id = ${B} and t.brief like 'Step two:%' and s.role = 'worker' and s.ended_at is null`,
+    ).toHaveLength(1);
+    loop.model.release('step-two');
 
     await settled(A, 4);
     await settled(B, 4);

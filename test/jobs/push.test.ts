@@ -62,7 +62,14 @@ describe('push notifications', () => {
     const [t] = await loop.db.sql<{ id: string }[]>`insert into dispatch.tasks (project_id, brief) values (${p!.id}, 'x') returning id`;
     await loop.db.sql`select dispatch.set_task_status(${t!.id}, 'stalled', 'silent')`;
     await loop.db.sql`select dispatch.set_task_status(${t!.id}, 'failed', 'boom')`;
-    const messages = await waitFor(() => push.messages(sub.clientHash), (m) => m.length >= 1, { timeout: 20_000, what: 'the failure push' });
+    await waitFor(() => push.messages(sub.clientHash), (m) => m.length >= 1, { timeout: 20_000, what: 'the failure push' });
+    // The stalled moment was not wanted: once every push job has run, still only the failure arrived.
+    await waitFor(
+      async () => (await loop.db.sql<{ n: number }[]>`select count(*)::int as n from graphile_worker.jobs where task_identifier = 'push_notify'`)[0]!.n,
+      (n) => n === 0,
+      { what: 'the push jobs to finish' },
+    );
+    const messages = await push.messages(sub.clientHash);
     expect(messages.map((m) => (JSON.parse(m as string) as { status: string }).status)).toEqual(['failed']);
   });
 

@@ -83,7 +83,8 @@ describe('the journal schema', () => {
                  values ('confidence', false, 'how sure the worker is', '{"type":"number"}')`;
     const keys = await db.sql<{ field_key: string }[]>`select field_key from dispatch.contract order by field_key`;
     expect(keys.map((k) => k.field_key)).toEqual(
-      ['artifacts', 'confidence', 'current_state', 'gate', 'gate_decision', 'goal', 'next_step', 'ruled_out', 'status'],
+      ['artifacts', 'chosen_option', 'confidence', 'current_state', 'decision_point', 'gate', 'gate_decision', 'gate_triggers', 'goal',
+       'next_step', 'ruled_out', 'status'],
     );
   });
 

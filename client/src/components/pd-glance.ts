@@ -1,20 +1,16 @@
-// The glance header, on every view: the live Trellis thread (or "unavailable"), chips for running,
-// stalled, failed and finished workers, and the focused task with a ticking duration.
+// The glance header, on every view: the Trellis tile (pd-trellis: hidden without Trellis), chips
+// for running, stalled, failed and finished workers, and the focused task with a ticking duration.
 import { LitElement, css, html, nothing } from 'lit';
-import { customElement, state } from 'lit/decorators.js';
-import { api } from '../api.ts';
+import { customElement } from 'lit/decorators.js';
 import { ClockController } from '../controllers/clock-controller.ts';
 import { StoreController } from '../controllers/store-controller.ts';
 import { duration, elapsed, clip } from '../format.ts';
-import { TrellisSchema, type Trellis } from '../schemas.ts';
 import { BAD, store } from '../store.ts';
 import './pd-status.ts';
+import './pd-trellis.ts';
 
 @customElement('pd-glance')
 export class PdGlance extends LitElement {
-  @state() private _trellis: Trellis | null = null;
-  private timer: ReturnType<typeof setInterval> | undefined;
-
   constructor() {
     super();
     new StoreController(this);
@@ -24,8 +20,7 @@ export class PdGlance extends LitElement {
   static override styles = css`
     :host { display: block; background: var(--pd-card); border-bottom: 1px solid var(--pd-line); padding: 0.5rem 0.75rem; }
     .row { display: flex; flex-wrap: wrap; gap: 0.5rem; align-items: center; }
-    .thread { font-size: 0.85rem; color: var(--pd-muted); min-width: 0; }
-    .thread b { color: var(--pd-fg); }
+    .thread { flex: 1 1 14rem; }
     .chips { display: flex; gap: 0.4rem; flex-wrap: wrap; margin-left: auto; }
     .chip { border-radius: 999px; padding: 0.15rem 0.6rem; font-size: 0.8rem; font-weight: 700; border: 1px solid var(--pd-line); color: var(--pd-muted); }
     .chip.on.running { color: #fff; background: var(--pd-running); border-color: var(--pd-running); }
@@ -39,25 +34,6 @@ export class PdGlance extends LitElement {
     @media (prefers-reduced-motion: reduce) { .chip.on.stalled { animation: none; } }
   `;
 
-  override connectedCallback(): void {
-    super.connectedCallback();
-    void this.loadTrellis();
-    this.timer = setInterval(() => void this.loadTrellis(), 30_000);
-  }
-
-  override disconnectedCallback(): void {
-    super.disconnectedCallback();
-    clearInterval(this.timer);
-  }
-
-  private async loadTrellis(): Promise<void> {
-    try {
-      this._trellis = await api(TrellisSchema, '/api/trellis');
-    } catch {
-      this._trellis = { available: false, reason: 'the server cannot be reached' };
-    }
-  }
-
   override render() {
     const workers = [...store.tasks.values()];
     const count = (pred: (s: string) => boolean) => workers.filter((t) => pred(t.status)).length;
@@ -68,17 +44,9 @@ export class PdGlance extends LitElement {
       ['finished', count((s) => s === 'success')],
     ] as const;
     const focused = store.focus?.task_id ? store.tasks.get(store.focus.task_id) : undefined;
-    const t = this._trellis;
     return html`
       <div class="row">
-        <div class="thread" data-testid="trellis">
-          ${t === null
-            ? 'Trellis…'
-            : t.available
-              ? html`Live thread: <b>${t.live_thread ? (t.live_thread.title ?? `#${t.live_thread.id}`) : 'none'}</b>`
-              : html`<span title=${t.reason}>Trellis unavailable</span>`}
-          ${store.focus?.thread_id != null ? html` · focus thread <b>#${store.focus.thread_id}</b>` : nothing}
-        </div>
+        <pd-trellis class="thread"></pd-trellis>
         <div class="chips" role="status" aria-label="workers">
           ${chips.map(([name, n]) => html`<span class="chip ${name} ${n ? 'on' : ''}" data-chip=${name}>${n} ${name}</span>`)}
         </div>

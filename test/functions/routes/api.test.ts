@@ -42,6 +42,17 @@ describe('tasks', () => {
     expect(task.created_at).toEqual(expect.any(String));
     const [job] = await t.db.sql`select task_identifier from graphile_worker.jobs where key = ${`spawn_worker:${task.id}`}`;
     expect(job).toEqual({ task_identifier: 'spawn_worker' });
+    // Journalled: one task.submitted row carrying the brief; in one go: the task row, its journal row
+    // and its job were written by one transaction (same xmin).
+    const events = await t.db.sql<{ event_type: string; payload: Record<string, unknown>; tx: string }[]>`
+      select event_type, payload, xmin::text as tx from dispatch.events where task_id = ${task.id as string} order by seq`;
+    expect(events.map((e) => [e.event_type, e.payload])).toEqual([
+      ['task.submitted', { brief: 'Write the changelog', approach: 'from git log', attempt: 1 }],
+    ]);
+    const [{ tx: taskTx } = { tx: '' }] = await t.db.sql<{ tx: string }[]>`select xmin::text as tx from dispatch.tasks where id = ${task.id as string}`;
+    const [{ tx: jobTx } = { tx: '' }] = await t.db.sql<{ tx: string }[]>`
+      select xmin::text as tx from graphile_worker._private_jobs where key = ${`spawn_worker:${task.id}`}`;
+    expect([events[0]!.tx, jobTx]).toEqual([taskTx, taskTx]);
     const got = (await (await t.call('GET', `/api/tasks/${task.id}`)).json()) as Record<string, unknown>;
     expect(got).toMatchObject({ id: task.id, sessions: [] });
   });

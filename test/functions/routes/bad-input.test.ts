@@ -27,6 +27,14 @@ const posts: [string, () => Record<string, unknown>][] = [
   ['/api/focus', () => ({ thread_id: 1 })],
 ];
 
+/** The fields each route requires (an empty object must name exactly these). */
+const required: Record<string, string[]> = {
+  '/api/projects': ['name'],
+  '/api/tasks': ['project_id', 'brief'],
+  '/api/messages': ['project_id', 'text', 'message_id'],
+  '/api/focus': ['thread_id', 'task_id'], // one of the two: the object as a whole is named ('')
+};
+
 describe('every POST route', () => {
   for (const [path, valid] of posts) {
     it(`${path}: malformed JSON → 400`, async () => expectError(await t.call('POST', path, '{"name": '), 400));
@@ -39,8 +47,13 @@ describe('every POST route', () => {
     it(`${path}: oversized body → 413`, async () =>
       expectError(await t.call('POST', path, { ...valid(), padding: 'x'.repeat(300 * 1024) }), 413, 'payload_too_large'));
     it(`${path}: an empty object → 400 naming the fields`, async () => {
-      if (path === '/api/focus') return expectError(await t.call('POST', path, {}), 400, 'invalid_input');
-      await expectError(await t.call('POST', path, {}), 400, 'invalid_input');
+      const res = await t.call('POST', path, {});
+      const body = (await res.clone().json()) as { error: { message: string; details?: { path: string; message: string }[] } };
+      await expectError(res, 400, 'invalid_input');
+      // Every field the route requires is named, in details and in the message.
+      const named = (body.error.details ?? []).map((d) => d.path);
+      expect(named.sort()).toEqual(path === '/api/focus' ? [''] : [...required[path]!].sort());
+      for (const field of required[path]!) expect(body.error.message).toContain(field);
     });
     it(`${path}: wrong types → 400`, async () => {
       const wrong = Object.fromEntries(Object.keys(valid()).map((k) => [k, k === 'thread_id' ? { seven: 7 } : 12345]));
@@ -82,13 +95,16 @@ describe('queries and ids', () => {
   });
 });
 
-describe('a lost database connection', () => {
-  it('answers 503 database_unavailable, not a 500', async () => {
+// A real outage (Postgres stopped) is in test/faults/postgres-restart.test.ts and postgres-restart-api.test.ts.
+describe('a closed connection pool', () => {
+  it('answers a write 503 database_unavailable with Retry-After, not a 500; a read is tried again on a fresh connection', async () => {
     const lost = await startTestApp();
     await lost.hub.stop();
     await lost.db.sql.end();
-    const res = await lost.call('GET', '/api/state');
+    const res = await lost.call('POST', '/api/projects', { name: 'no database' });
     expect(res.status).toBe(503);
+    expect(res.headers.get('retry-after')).toBe('2');
     expect(await res.json()).toEqual({ error: { code: 'database_unavailable', message: 'the database connection was lost; retry shortly' } });
+    expect((await lost.call('GET', '/api/state')).status).toBe(200);
   });
 });

@@ -1,10 +1,12 @@
 // /api/stream over real sockets: resuming with Last-Event-ID loses nothing and repeats nothing,
 // with concurrent writers, clients dropping at random, two server processes and a server restart.
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { HEARTBEAT_MS, RETRY_MS } from '../../../functions/routes/events.ts';
 import { JournalWriter } from '../../../jobs/journal-writer.ts';
 import { listen, startTestApp, type TestApp } from '../../helpers/app.ts';
 import { waitFor } from '../../helpers/db.ts';
 import { makeSession } from '../../helpers/journal.ts';
+import { cleanEnv, startServer } from '../../helpers/process.ts';
 import { connectSse, type SseConnection } from '../../helpers/sse.ts';
 
 let a: TestApp;
@@ -14,8 +16,10 @@ beforeAll(async () => {
 
 describe('the journal stream', () => {
   it('4 writers, 3 clients dropping at random across two servers and a restart: identical, complete sequences', async () => {
-    const b = await startTestApp({}, a.db); // a second server process over the same database
-    const servers = [await listen(a), await listen(b)];
+    // Server B is a second process (its own pool and hub) over the same database.
+    const serveEnv = cleanEnv({ DATABASE_URL: a.db.url, LOG_LEVEL: 'info' });
+    let b = await startServer(serveEnv);
+    const servers: { url: string }[] = [await listen(a), b];
     const refs = await Promise.all([0, 1, 2, 3].map((i) => makeSession(a.db.sql, `stream writer ${i}`)));
     const [{ start } = { start: 0 }] = await a.db.sql<{ start: number }[]>`select coalesce(max(seq), 0) as start from dispatch.events`;
     let writing = true;
@@ -52,11 +56,16 @@ describe('the journal stream', () => {
       }
     });
 
-    // Restart server B halfway: clients on it must resume elsewhere or on the new one.
-    await new Promise((r) => setTimeout(r, 300));
-    await servers[1]!.close();
-    const b2 = await startTestApp({}, a.db);
-    servers[1] = await listen(b2);
+    // Restart server B once a quarter of the lines are in: clients on it resume elsewhere or on the new one.
+    await waitFor(
+      async () => (await a.db.sql<{ n: number }[]>`select count(*)::int as n from dispatch.events where seq > ${start}`)[0]!.n,
+      (n) => n >= 1000,
+      { what: 'a quarter of the lines' },
+    );
+    b.child.kill('SIGTERM');
+    await b.exited;
+    b = await startServer(serveEnv);
+    servers[1] = b;
 
     await Promise.all(writers);
     writing = false;
@@ -67,12 +76,29 @@ describe('the journal stream', () => {
     for (const got of seen) expect(got).toEqual(all);
   });
 
-  it('sends retry, heartbeats, and each event with id = seq and the envelope as data', async () => {
+  it('sends retry: 2000, a ping comment every 15 s of quiet, and each event with id = seq and the envelope as data', async () => {
     const t = await startTestApp();
     const { url } = await listen(t);
     const comments: string[] = [];
+    const retries: number[] = [];
     const events: { id: string | null; data: string }[] = [];
-    const conn = await connectSse(`${url}/api/stream?after=0`, (e) => events.push(e), { onComment: (c) => comments.push(c) });
+    // The stream's heartbeat interval runs on a fake clock (the hub and sockets keep the real one).
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    let conn: Awaited<ReturnType<typeof connectSse>>;
+    try {
+      conn = await connectSse(`${url}/api/stream?after=0`, (e) => events.push(e), { onComment: (c) => comments.push(c), onRetry: (ms) => retries.push(ms) });
+      await waitFor(() => comments.length, (n) => n >= 1, { what: 'the opening comment' });
+      expect(retries).toEqual([RETRY_MS]);
+      expect(RETRY_MS).toBe(2000); // the README's figures
+      expect(HEARTBEAT_MS).toBe(15_000);
+      vi.advanceTimersByTime(HEARTBEAT_MS - 1);
+      vi.advanceTimersByTime(1);
+      await waitFor(() => comments.filter((c) => c === 'ping').length, (n) => n === 1, { what: 'the first ping' });
+      vi.advanceTimersByTime(HEARTBEAT_MS);
+      await waitFor(() => comments.filter((c) => c === 'ping').length, (n) => n === 2, { what: 'the second ping' });
+    } finally {
+      vi.useRealTimers();
+    }
     expect(conn.status).toBe(200);
     await t.db.sql`select dispatch.create_project('streamed')`;
     await waitFor(() => events.length, (n) => n >= 1, { what: 'the project.created event' });
@@ -109,8 +135,9 @@ describe('the journal stream', () => {
     // The unread response is dropped by the server once its buffer passes the limit.
     const reader = res.body!.getReader();
     let bytes = 0;
+    // The server gives up on us by itself while we do not read: its buffer passed the limit.
+    await waitFor(() => t.hub.subscriberCount, (n) => n === 0, { what: 'the server to cut the unread client off' });
     const ended = await (async () => {
-      await new Promise((r) => setTimeout(r, 1500)); // let the server's buffer fill while we do not read
       try {
         for (;;) {
           const { value, done } = await reader.read();

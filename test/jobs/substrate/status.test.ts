@@ -39,8 +39,24 @@ describe('D-11: how the process ended', () => {
     expect(substrate.deriveStatus(factsOf(init, ok), exit(2))).toEqual({ status: 'failed', reason: 'exit 2 after a successful result' });
   });
   it('an error result without text names its kind', () => {
-    const f = factsOf({ type: 'result', subtype: 'error_max_turns', is_error: true });
-    expect(substrate.deriveStatus(f, exit(1))).toEqual({ status: 'failed', reason: 'exit 1: error_max_turns' });
+    const f = factsOf({ type: 'result', subtype: 'error_during_execution', is_error: true });
+    expect(substrate.deriveStatus(f, exit(1))).toEqual({ status: 'failed', reason: 'exit 1: error_during_execution' });
+  });
+  it('a run stopped at its turn or budget cap is partial', () => {
+    const turns = factsOf({ type: 'result', subtype: 'error_max_turns', is_error: true });
+    expect(substrate.deriveStatus(turns, exit(1))).toEqual({ status: 'partial', reason: 'stopped at its turn limit' });
+    const budget = factsOf({ type: 'result', subtype: 'error_max_budget_usd', is_error: true });
+    expect(substrate.deriveStatus(budget, exit(1)).status).toBe('partial');
+  });
+  it('a run that ended on a tool call deferred at the gate is gated', () => {
+    const deferred = {
+      type: 'result', subtype: 'success', is_error: false, result: '', stop_reason: 'tool_deferred', terminal_reason: 'tool_deferred',
+      deferred_tool_use: { id: 'toolu_1', name: 'Bash', input: { command: 'git push' } },
+    };
+    const f = factsOf(init, deferred);
+    expect(f.deferred).toEqual({ id: 'toolu_1', tool: 'Bash', input: { command: 'git push' } });
+    expect(substrate.deriveStatus(f, exit(0))).toEqual({ status: 'gated', reason: 'tool call deferred at the gate: Bash' });
+    expect(substrate.readResult(deferred)?.deferred).toEqual({ id: 'toolu_1', tool: 'Bash', input: { command: 'git push' } });
   });
   it('SIGINT or exit 130 is cancelled', () => {
     expect(substrate.deriveStatus(factsOf(init), exit(null, 'SIGINT'))).toEqual({ status: 'cancelled', reason: 'stopped by SIGINT' });

@@ -65,6 +65,7 @@ describe('the lines of a real run', () => {
     expect(facts[4]!.result).toEqual({
       isError: true, kind: 'success', text: 'Invalid API key · Fix external API key', errorStatus: 401,
       usage: { cost_usd: 0, input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_creation_tokens: 0, models: [], by_model: [] },
+      deferred: null,
     });
   });
 
@@ -73,6 +74,7 @@ describe('the lines of a real run', () => {
     expect(substrate.readResult(result)).toEqual({
       text: 'The command printed: hello from the worker.',
       isError: false,
+      deferred: null,
       usage: {
         cost_usd: 0.0008500000000000001, input_tokens: 50, output_tokens: 24, cache_read_tokens: 0, cache_creation_tokens: 0, models: ['claude-opus-4-8'],
         by_model: [{ model: 'claude-opus-4-8', cost_usd: 0.0008500000000000001, input_tokens: 50, output_tokens: 24, cache_read_tokens: 0, cache_creation_tokens: 0 }],

@@ -1,0 +1,81 @@
+// The Trellis tile's own state: the view from GET /api/trellis (live thread, thread list, and the
+// recent context of the focused thread or else the live one), refreshed every 10 s, whenever the
+// focused thread changes (on any client: focus arrives through the store's stream) and on demand.
+// It lives apart from the store, so nothing else waits on Trellis.
+import { api } from './api.ts';
+import { TrellisSchema, type Trellis } from './schemas.ts';
+import { store } from './store.ts';
+
+export type ThreadId = string | number;
+
+const REFRESH_MS = 10_000;
+
+/** Trellis ids may be strings or numbers; one thread is the same whichever way it was written. */
+export function sameThread(a: ThreadId | null | undefined, b: ThreadId | null | undefined): boolean {
+  return a !== null && a !== undefined && b !== null && b !== undefined && String(a) === String(b);
+}
+
+class TrellisState extends EventTarget {
+  /** The last answer; null before the first. */
+  view: Trellis | null = null;
+  /** The thread whose context view.recent_context holds. */
+  contextOf: ThreadId | null = null;
+  /** A thread whose focus switch is on its way to the server. */
+  switching: ThreadId | null = null;
+  private users = 0;
+  private timer: ReturnType<typeof setInterval> | undefined;
+  private loads = 0;
+  private focusSeen: ThreadId | null | undefined;
+
+  private readonly onStore = () => {
+    const f = store.focus?.thread_id ?? null;
+    if (this.focusSeen !== undefined && String(f) === String(this.focusSeen)) return;
+    this.focusSeen = f;
+    void this.load();
+  };
+
+  /** Starts loading and refreshing while at least one tile is on screen. */
+  attach(): void {
+    if (this.users++ > 0) return;
+    store.addEventListener('change', this.onStore);
+    this.timer = setInterval(() => void this.load(), REFRESH_MS);
+    this.focusSeen = store.focus?.thread_id ?? null;
+    void this.load();
+  }
+
+  detach(): void {
+    if (--this.users > 0) return;
+    store.removeEventListener('change', this.onStore);
+    clearInterval(this.timer);
+  }
+
+  /** Asks the server again; the newest answer wins. */
+  async load(): Promise<void> {
+    const n = ++this.loads;
+    const thread = store.focus?.thread_id ?? null;
+    let view: Trellis;
+    try {
+      view = await api(TrellisSchema, thread === null ? '/api/trellis' : `/api/trellis?thread=${encodeURIComponent(String(thread))}`);
+    } catch {
+      view = { available: false, reason: 'the server cannot be reached' };
+    }
+    if (n !== this.loads) return;
+    this.view = view;
+    this.contextOf = view.available ? (thread ?? view.live_thread?.id ?? null) : null;
+    this.dispatchEvent(new Event('change'));
+  }
+
+  /** Switches every client's focus to a thread, keeping the focused task. */
+  async focus(id: ThreadId): Promise<void> {
+    this.switching = id;
+    this.dispatchEvent(new Event('change'));
+    try {
+      await store.setFocus({ thread_id: id, ...(store.focus?.task_id ? { task_id: store.focus.task_id } : {}) });
+    } finally {
+      this.switching = null;
+      this.dispatchEvent(new Event('change'));
+    }
+  }
+}
+
+export const trellis = new TrellisState();
