@@ -13,6 +13,11 @@ const USAGE = `usage: npm run dispatch -- <command>
                                         submit a task (default project: the only one, or "default")
   task list [--project NAME]            recent tasks and their status
   task cancel TASK_ID                   ask a task to stop
+  task diff TASK_ID                     the task's change: branch, files with +/-, the patch
+  task merge TASK_ID                    merge the task's branch into its project's base (queues the job)
+  task discard TASK_ID                  remove the task's worktree and branch (the patch stays journalled)
+  task continue TASK_ID BRIEF           a follow-up task on a branch from the task's branch
+  task resolve TASK_ID                  a task on the conflicting branch whose brief carries the conflict
   gate list [--all]                     open gates (with --all: decided ones too), newest first
   gate approve GATE_ID [REASON]         approve a gate: its worker resumes and the call runs
   gate deny GATE_ID [REASON]            deny a gate: the worker resumes and hears the reason
@@ -117,6 +122,29 @@ async function run(sql: Sql, argv: string[]): Promise<void> {
     const id = project === 'all' ? null : await projectId(sql, project);
     const [r] = await sql<{ r: UsageReport }[]>`select dispatch.usage(${id}, ${since}, ${until}, ${group}) as r`;
     printUsage(print, group, r!.r.rows, r!.r.total);
+  } else if (noun === 'task' && (verb === 'merge' || verb === 'discard') && args[0]) {
+    const [r] = await sql<{ r: { outcome: string; message?: string; files?: string[]; job?: { id: string } } }[]>`
+      select ${sql.unsafe(verb === 'merge' ? 'dispatch.merge_task' : 'dispatch.discard_task')}(${args[0]}) as r`;
+    if (r!.r.outcome === 'queued') print(`${verb} queued (job ${r!.r.job!.id})`);
+    else {
+      print(`${verb} refused (${r!.r.outcome}): ${r!.r.message ?? ''}`);
+      process.exitCode = 1;
+    }
+  } else if (noun === 'task' && verb === 'continue' && args[0] && args[1]) {
+    const [id, ...brief] = args;
+    print((await sql<{ id: string }[]>`select dispatch.continue_task(${id!}, ${brief.join(' ')}) as id`)[0]!.id);
+  } else if (noun === 'task' && verb === 'resolve' && args[0]) {
+    print((await sql<{ id: string }[]>`select dispatch.resolve_task(${args[0]}) as id`)[0]!.id);
+  } else if (noun === 'task' && verb === 'diff' && args[0]) {
+    const [w] = await sql<{ state: string; branch: string; base: string; conflicts: string[]; change: { files: { path: string; insertions: number; deletions: number }[]; patch: string } | null }[]>`
+      select w.state, w.branch, w.base, w.conflicts,
+             (select e.payload from dispatch.events e where e.task_id = w.task_id and e.event_type = 'workspace.changed'
+               and e.payload ->> 'workspace_id' = w.id::text order by e.seq desc limit 1) as change
+        from dispatch.workspaces w where w.task_id = ${args[0]} order by w.attempt desc limit 1`;
+    if (!w) throw new Error(`task ${args[0]} has no workspace`);
+    print(`${w.branch} → ${w.base}  (${w.state}${w.conflicts.length ? `; conflicts in ${w.conflicts.join(', ')}` : ''})`);
+    for (const f of w.change?.files ?? []) print(`  +${f.insertions} -${f.deletions}  ${f.path}`);
+    if (w.change) process.stdout.write(w.change.patch);
   } else if (noun === 'budget') {
     if (verb) args.unshift(verb);
     const project = option(args, '--project');

@@ -2,6 +2,8 @@
 // with hot reload and proxies the API to a running `npm start`.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import { defineConfig, type Plugin } from 'vite';
 
@@ -27,8 +29,35 @@ function serviceWorker(): Plugin {
   };
 }
 
+/**
+ * Writes a .br and a .gz copy next to every compressible file of the build, so the server hands
+ * a phone the compressed bytes without compressing on each request.
+ */
+function precompress(): Plugin {
+  let outDir = '';
+  return {
+    name: 'pd-precompress',
+    apply: 'build',
+    configResolved(c) {
+      outDir = path.resolve(c.root, c.build.outDir);
+    },
+    closeBundle() {
+      const walk = (dir: string): string[] =>
+        fs.readdirSync(dir, { withFileTypes: true }).flatMap((d) => (d.isDirectory() ? walk(path.join(dir, d.name)) : [path.join(dir, d.name)]));
+      for (const file of walk(outDir)) {
+        // sw.js stays plain: the browser re-checks it byte for byte, and a deploy may patch it.
+        if (!/\.(js|css|html|json|webmanifest|svg)$/.test(file) || path.basename(file) === 'sw.js') continue;
+        const data = fs.readFileSync(file);
+        if (data.length < 1024) continue;
+        fs.writeFileSync(`${file}.br`, zlib.brotliCompressSync(data, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 11 } }));
+        fs.writeFileSync(`${file}.gz`, zlib.gzipSync(data, { level: 9 }));
+      }
+    },
+  };
+}
+
 export default defineConfig({
-  plugins: [serviceWorker()],
+  plugins: [serviceWorker(), precompress()],
   root: here,
   base: '/',
   build: { outDir: 'dist', emptyOutDir: true, target: 'es2022', sourcemap: false },

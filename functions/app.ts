@@ -2,6 +2,7 @@
 // the OpenAPI document generated from the route schemas. Only main.ts listens.
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { bodyLimit } from 'hono/body-limit';
+import { compress } from 'hono/compress';
 import type { AppEnv, Deps } from './deps.ts';
 import { isConnectionLoss } from '../core/db/errors.ts';
 import { renderError } from './errors.ts';
@@ -22,6 +23,7 @@ import { taskRoutes } from './routes/tasks.ts';
 import { trellisRoutes } from './routes/trellis.ts';
 import { usageRoutes } from './routes/usage.ts';
 import { wellKnownRoutes } from './routes/well-known.ts';
+import { workspaceRoutes } from './routes/workspaces.ts';
 
 export const BODY_LIMIT_BYTES = 256 * 1024;
 
@@ -56,7 +58,9 @@ export function buildApp(deps: Deps) {
         { connection: 'close' },
       ),
   });
-  app.use('/api/*', auth(deps.config), limit, jsonOnly());
+  // JSON answers gzip-compressed when asked (a journal page shrinks about tenfold); the SSE stream
+  // says no-transform, so its frames are never held back in a compressor's buffer.
+  app.use('/api/*', compress(), auth(deps.config), limit, jsonOnly());
   app.use('/mcp', limit);
   app.use('/hooks/*', limit, jsonOnly());
 
@@ -73,6 +77,7 @@ export function buildApp(deps: Deps) {
   app.route('/api', gateRoutes());
   app.route('/', gateHookRoutes());
   app.route('/api', usageRoutes());
+  app.route('/api', workspaceRoutes());
   app.route('/', mcpRoutes());
   app.doc31('/api/openapi.json', {
     openapi: '3.1.0',

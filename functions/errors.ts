@@ -32,6 +32,7 @@ const SQLSTATE: Record<string, [ContentfulStatusCode, string]> = {
   PD409: [409, 'already_decided'],
   '22023': [400, 'invalid_input'],
   P0002: [404, 'not_found'],
+  '55000': [409, 'conflict'],
 };
 
 export function renderError(err: unknown, c: Context, onUnexpected: (e: unknown) => void): Response {

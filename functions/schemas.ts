@@ -2,13 +2,31 @@
 // clients (bodies and answers) live in core/contracts, one module per shape.
 import { z } from '@hono/zod-openapi';
 import { Uuid } from '../core/contracts/common.ts';
+import { TIERS } from '../core/contracts/vocabulary.ts';
 
-export const EventsQuery = z.object({
-  after: z.coerce.number().int().min(0).default(0),
-  limit: z.coerce.number().int().min(1).max(1000).default(200),
+/** A comma-separated list of event types; an entry ending in `*` is a prefix (`claude.*`). */
+export const EventTypeList = z
+  .string()
+  .regex(/^[a-z0-9_.]+\*?(,[a-z0-9_.]+\*?)*$/, 'a comma-separated list of event types (a trailing * is a prefix)')
+  .transform((s) => s.split(','));
+
+/** The journal filters GET /api/events and GET /api/stream share. */
+export const EventFilterQuery = z.object({
   project: Uuid.optional(),
   task: Uuid.optional(),
   session: Uuid.optional(),
+  tier: z.enum(TIERS).optional(),
+  /** Only these event types. */
+  type: EventTypeList.optional(),
+  /** Not these event types (e.g. the partial-token lines a phone does not show). */
+  not_type: EventTypeList.optional(),
+});
+
+export const EventsQuery = EventFilterQuery.extend({
+  after: z.coerce.number().int().min(0).default(0),
+  /** Page backwards: the newest `limit` rows below this seq (still answered in seq order). */
+  before: z.coerce.number().int().min(1).optional(),
+  limit: z.coerce.number().int().min(1).max(1000).default(200),
 });
 
 export const HandoffsQuery = z.object({

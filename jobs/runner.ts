@@ -92,6 +92,9 @@ export async function startRunner(opts: RunnerOptions): Promise<StartedRunner> {
     events,
   });
 
+  // Housekeeping once per start: git worktree prune, worktrees of decided changes removed.
+  await sql`select graphile_worker.add_job('prune_workspaces', '{}'::json, job_key := 'prune_workspaces', max_attempts := 3)`;
+
   const cancel = (taskId: string) => live.get(taskId)?.terminate('cancel requested');
   const listener = await sql.listen('dispatch_cancel', cancel);
   const cancelPoll = setInterval(() => {

@@ -1,11 +1,23 @@
-// The one client store: seeded from GET /api/state, then fed by the journal stream from the seq the
-// snapshot reflects; keyed by event_id (journal rows) and message_id (user messages). Everything it
-// shows comes from durable records, except a message just sent, which is painted at once and
-// reconciled in place when its record arrives (the record wins), or marked orphaned.
+// The client store, put together from its parts: the model (store/reducer.ts, pure), the journal
+// rows held (store/journal.ts, ordered, de-duplicated, indexed, bounded), the outbox
+// (store/outbox.ts) and the selectors views read (store/selectors.ts). This file owns the I/O: it
+// opens from GET /api/state plus a bounded window of recent rows, follows the journal stream of
+// its scope (one project, or all) from the seq the snapshot reflects, and pages older rows in on
+// demand (a task's journal scrolled up, "older" in Activity).
+//
+// @fires change - the model or the journal changed (once per microtask, however many rows came)
+// @fires task-status - a task reached a new status (detail: {@link StatusChange})
 import * as v from 'valibot';
 import { api, ApiError } from './api.ts';
 import { EventRowSchema, StateSchema, type EventRow, type Project, type Session, type Task, type WorkingSet } from './schemas.ts';
+import { Journal } from './store/journal.ts';
+import { Outbox } from './store/outbox.ts';
+import { emptyModel, fromSnapshot, reduceAll, TERMINAL, type Focus, type Message, type Model } from './store/reducer.ts';
+import { busy } from './store/selectors.ts';
 import { JournalStream, type Connection } from './stream.ts';
+
+export { TERMINAL, type Focus, type Message };
+export type { MessageStatus } from './store/reducer.ts';
 
 /** A v4 UUID; crypto.randomUUID exists only in secure contexts, and a phone on the tailnet may use plain http. */
 export function uuid(): string {
@@ -16,68 +28,138 @@ export function uuid(): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
 
-export type MessageStatus = 'sending' | 'pending' | 'delivered' | 'orphaned';
-
-export interface Message {
-  message_id: string;
-  project_id: string;
-  text: string;
-  status: MessageStatus;
-  seq: number | null;
-  created_at: string;
-}
-
-export interface Focus {
-  task_id: string | null;
-  /** The Trellis thread id as Trellis gives it. */
-  thread_id: string | number | null;
-}
-
-export const TERMINAL = new Set(['success', 'failed', 'crashed', 'cancelled', 'rate_limited', 'partial', 'skipped', 'gated', 'extraction_failed']);
 export const BAD = new Set(['failed', 'crashed', 'rate_limited', 'extraction_failed', 'gated']);
-const ORPHAN_MS = 10_000;
-const HISTORY_WINDOW = 100_000;
+/** Rows fetched when the client opens, and per page of older history. */
+export const RECENT_ROWS = 300;
+/** Partial-token lines: the phone shows whole messages, so it never downloads these. */
+const NOT_SHOWN = 'claude.stream_event';
 
 export interface StatusChange {
   task: Task;
   from: string;
 }
 
+export interface StoreEventMap {
+  change: Event;
+  'task-status': CustomEvent<StatusChange>;
+}
+
+const Page = v.object({ events: v.array(EventRowSchema), next_after: v.number(), next_before: v.optional(v.nullable(v.number())) });
+
 export class Store extends EventTarget {
-  seq = 0;
   loaded = false;
   connection: Connection = 'connecting';
   /** Server clock minus ours, so durations tick in server time. */
   clockOffset = 0;
-  projects = new Map<string, Project>();
-  tasks = new Map<string, Task>();
-  sessions = new Map<string, Session>();
-  messages = new Map<string, Message>();
-  workingSets = new Map<string, WorkingSet>();
-  handoffs = new Map<string, EventRow>();
-  focus: Focus | null = null;
-  /** Journal rows this client holds, in seq order, each once. */
-  events: EventRow[] = [];
-  private ids = new Set<string>();
+  /** The project whose journal this client follows ('' for all). */
+  scope = '';
+  model: Model = emptyModel();
+  readonly journal = new Journal();
+  readonly outbox = new Outbox({
+    post: async (project_id, text, message_id) => {
+      await api(v.looseObject({ message_id: v.string() }), '/api/messages', { method: 'POST', body: { project_id, text, message_id } });
+    },
+    recorded: (id) => this.model.messages.has(id),
+    now: () => new Date(this.now()).toISOString(),
+    changed: () => this.changed(),
+  });
   private stream: JournalStream | null = null;
   private scheduled = false;
+  /** Bumped on every (re)open, so answers of an earlier scope are dropped. */
+  private generation = 0;
+  private openTask: string | null = null;
+  private paging = new Set<string>();
+  private merged: { a: unknown; m: Map<string, Message> } | null = null;
+
+  get seq(): number {
+    return this.model.seq;
+  }
+  get projects(): Map<string, Project> {
+    return this.model.projects;
+  }
+  get tasks(): Map<string, Task> {
+    return this.model.tasks;
+  }
+  get sessions(): Map<string, Session> {
+    return this.model.sessions;
+  }
+  get workingSets(): Map<string, WorkingSet> {
+    return this.model.workingSets;
+  }
+  get handoffs(): Map<string, EventRow> {
+    return this.model.handoffs;
+  }
+  get focus(): Focus | null {
+    return this.model.focus;
+  }
+  /** Recorded messages, and the outbox's not recorded yet. */
+  get messages(): Map<string, Message> {
+    const a = this.model.messages;
+    if (this.merged && this.merged.a === a && !this.outboxDirty) return this.merged.m;
+    const m = new Map(a);
+    for (const [k, msg] of this.outbox.messages) if (!m.has(k)) m.set(k, msg);
+    this.merged = { a, m };
+    this.outboxDirty = false;
+    return m;
+  }
+  /** The outbox changed since the merged map was built. */
+  private outboxDirty = true;
+  /** The journal rows held in the scope, in seq order (bounded; older ones page in). */
+  get events(): readonly EventRow[] {
+    return this.journal.rows();
+  }
 
   now(): number {
     return Date.now() + this.clockOffset;
   }
 
-  async start(): Promise<void> {
-    const state = await api(v.looseObject({ ...StateSchema.entries, generated_at: v.string() }), '/api/state');
-    this.clockOffset = Date.parse(state.generated_at) - Date.now();
-    this.seq = state.seq;
-    for (const p of state.projects) this.projects.set(p.id, p);
-    for (const t of state.tasks) this.tasks.set(t.id, t);
-    for (const s of state.sessions) this.sessions.set(s.id, s);
-    for (const m of state.pending_messages) {
-      this.messages.set(m.message_id, { message_id: m.message_id, project_id: m.project_id, text: m.text, status: 'pending', seq: m.seq, created_at: m.created_at });
+  async start(scope = this.scope): Promise<void> {
+    this.scope = scope;
+    await this.open();
+  }
+
+  stop(): void {
+    this.generation++;
+    this.stream?.stop();
+    this.stream = null;
+  }
+
+  /** Follows another project ('' for all): the snapshot, the window and the stream start afresh. */
+  async setScope(project: string): Promise<void> {
+    if (project === this.scope && this.loaded) return;
+    this.scope = project;
+    await this.open();
+  }
+
+  private filter(): string {
+    return `${this.scope ? `project=${this.scope}&` : ''}not_type=${NOT_SHOWN}`;
+  }
+
+  private async open(): Promise<void> {
+    this.stop();
+    const gen = this.generation;
+    let state: v.InferOutput<typeof StateSchema>;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        state = await api(StateSchema, '/api/state');
+        break;
+      } catch (err) {
+        // The first open reports (the app shows the token form or retries); a scope switch
+        // keeps what it shows and tries again, like the stream does.
+        if (gen !== this.generation) return;
+        if (!this.loaded || (err instanceof ApiError && err.status === 401)) throw err;
+        this.connection = navigator.onLine ? 'reconnecting' : 'offline';
+        this.changed();
+        await new Promise((r) => setTimeout(r, Math.min(10_000, 500 * 2 ** Math.min(attempt, 5))));
+        if (gen !== this.generation) return;
+      }
     }
-    for (const [pid, ws] of Object.entries(state.working_sets)) this.workingSets.set(pid, ws);
-    if (state.focus) this.focus = { task_id: state.focus.task_id, thread_id: state.focus.thread_id };
+    if (gen !== this.generation) return;
+    this.clockOffset = Date.parse(state.generated_at) - Date.now();
+    this.model = fromSnapshot(state);
+    this.journal.clear();
+    // Nothing below the snapshot is held until the recent window arrives.
+    this.journal.floor = state.seq + 1;
     this.loaded = true;
     this.changed();
     this.stream = new JournalStream({
@@ -86,182 +168,105 @@ export class Store extends EventTarget {
         this.connection = c;
         this.changed();
       },
-      after: () => this.seq,
+      after: () => this.model.seq,
+      filter: () => this.filter(),
     });
     this.stream.start();
-    void this.loadHistory(state.seq);
+    await this.page(`before=${state.seq + 1}&limit=${RECENT_ROWS}&${this.filter()}`, gen, (floor) => (this.journal.floor = floor)).catch(() => {
+      /* the live view still works; the feeds start with the stream */
+    });
+    if (this.openTask) void this.showTask(this.openTask);
   }
 
-  stop(): void {
-    this.stream?.stop();
+  /** Live rows from the stream, in seq order: held, then folded into the model. */
+  apply(rows: readonly EventRow[]): void {
+    const fresh = this.journal.add(rows);
+    if (!fresh.length) return;
+    this.fold(fresh);
   }
 
-  /** Recent journal rows from before the snapshot, for the feeds (the snapshot has no rows). */
-  private async loadHistory(upTo: number): Promise<void> {
-    let after = Math.max(0, upTo - HISTORY_WINDOW);
-    const page = v.object({ events: v.array(EventRowSchema), next_after: v.number() });
+  private fold(rows: readonly EventRow[]): void {
+    const before = this.model;
+    this.model = reduceAll(before, rows);
+    for (const r of rows) {
+      if (r.event_type === 'user_message' && r.message_id) this.outbox.settle(r.message_id);
+      if (r.event_type !== 'task.status_changed' || !r.task_id) continue;
+      const was = before.tasks.get(r.task_id);
+      const now = this.model.tasks.get(r.task_id);
+      if (was && now && was.status !== now.status) this.dispatchEvent(new CustomEvent<StatusChange>('task-status', { detail: { task: now, from: was.status } }));
+    }
+    this.changed();
+  }
+
+  /**
+   * A page of older rows: held and folded as history. Rows above the model's seq are left to the
+   * stream, which brings them in order (so no live effect is ever taken for history).
+   */
+  private async page(query: string, gen: number, floor?: (seq: number) => void): Promise<void> {
+    const r = await api(Page, `/api/events?${query}`);
+    if (gen !== this.generation) return;
+    const rows = r.events.filter((e) => e.seq <= this.model.seq);
+    const fresh = this.journal.add(rows);
+    floor?.(r.next_before ?? 0);
+    if (fresh.length) this.fold(fresh);
+    else this.changed();
+  }
+
+  /** Whether older rows exist on the server (for a task, or the scope's feed). */
+  hasOlder(task?: string): boolean {
+    return (task ? this.journal.taskFloor(task) : this.journal.floor) > 0;
+  }
+
+  /** Pages in the next older rows of a task's journal, or of the scope's feed. */
+  async loadOlder(task?: string): Promise<void> {
+    const key = task ?? '';
+    const floor = task ? this.journal.taskFloor(task) : this.journal.floor;
+    if (!floor || this.paging.has(key)) return;
+    this.paging.add(key);
     try {
-      while (after < upTo) {
-        const r = await api(page, `/api/events?after=${after}&limit=1000`);
-        const rows = r.events.filter((e) => e.seq <= upTo);
-        this.apply(rows, { history: true });
-        if (r.events.length < 1000 || r.next_after >= upTo) break;
-        after = r.next_after;
-      }
-    } catch {
-      /* the live view still works; the feeds just start later */
+      const q = task ? `task=${task}&not_type=${NOT_SHOWN}` : this.filter();
+      await this.page(`before=${floor}&limit=${RECENT_ROWS}&${q}`, this.generation, (f) => (task ? this.journal.setTaskFloor(task, f) : (this.journal.floor = f)));
+    } finally {
+      this.paging.delete(key);
     }
   }
 
-  /** Applies journal rows (live or history) in seq order, each once. */
-  apply(rows: EventRow[], opts: { history?: boolean } = {}): void {
-    let fresh = false;
-    const sorted = rows.length > 1 ? [...rows].sort((a, b) => a.seq - b.seq) : rows;
-    for (const row of sorted) {
-      if (this.ids.has(row.event_id)) continue;
-      this.ids.add(row.event_id);
-      fresh = true;
-      if (!opts.history) this.seq = Math.max(this.seq, row.seq);
-      this.insertEvent(row);
-      this.reduce(row, !!opts.history);
-    }
-    if (fresh) this.changed();
+  /** A task is on screen: its rows are kept through trimming, and its newest ones and handoff are fetched. */
+  async showTask(taskId: string | null): Promise<void> {
+    this.openTask = taskId;
+    this.journal.keep(taskId);
+    if (!taskId || !this.loaded) return;
+    const gen = this.generation;
+    const held = this.journal.task(taskId).length;
+    if (held < RECENT_ROWS && this.hasOlder(taskId)) await this.loadOlder(taskId);
+    if (!this.model.handoffs.has(taskId)) await this.page(`task=${taskId}&type=handoff&before=${this.model.seq + 1}&limit=1`, gen);
   }
 
-  private insertEvent(row: EventRow): void {
-    const last = this.events.at(-1);
-    if (!last || last.seq < row.seq) {
-      this.events.push(row);
-      return;
-    }
-    let lo = 0;
-    let hi = this.events.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (this.events[mid]!.seq < row.seq) lo = mid + 1;
-      else hi = mid;
-    }
-    this.events.splice(lo, 0, row);
-  }
-
-  /** Folds one row into the derived views. History rows never overwrite fresher snapshot state. */
-  private reduce(row: EventRow, history: boolean): void {
-    const p = (row.payload ?? {}) as Record<string, unknown>;
-    const at = row.created_at;
-    if (row.task_id) {
-      const t = this.tasks.get(row.task_id);
-      if (t && !history) t.last_activity_at = at;
-    }
-    switch (row.event_type) {
-      case 'project.created':
-        if (row.project_id && !this.projects.has(row.project_id)) {
-          this.projects.set(row.project_id, { id: row.project_id, name: String(p.name ?? ''), config: {}, created_at: at });
-        }
-        break;
-      case 'task.submitted':
-        if (row.task_id && !this.tasks.has(row.task_id) && row.project_id) {
-          this.tasks.set(row.task_id, {
-            id: row.task_id, project_id: row.project_id, parent_id: (p.parent_id as string) ?? null, status: 'queued',
-            status_reason: null, brief: String(p.brief ?? ''), approach: (p.approach as string) ?? null, plan_ref: (p.plan_ref as string) ?? null, attempt: Number(p.attempt ?? 1),
-            created_at: at, started_at: null, ended_at: null, last_activity_at: at, duration_ms: null, stalled: false,
-          });
-        }
-        break;
-      case 'task.status_changed': {
-        const t = row.task_id ? this.tasks.get(row.task_id) : undefined;
-        if (!t || history) break;
-        const from = t.status;
-        t.status = String(p.status);
-        t.status_reason = (p.reason as string) ?? null;
-        t.attempt = Number(p.attempt ?? t.attempt);
-        t.stalled = t.status === 'stalled';
-        if (t.status === 'running') t.started_at ??= at;
-        if (TERMINAL.has(t.status)) t.ended_at = at;
-        else t.ended_at = null;
-        if (from !== t.status) this.dispatchEvent(new CustomEvent<StatusChange>('task-status', { detail: { task: t, from } }));
-        break;
-      }
-      case 'session.spawned':
-        if (row.session_id && !this.sessions.has(row.session_id) && row.project_id) {
-          this.sessions.set(row.session_id, {
-            id: row.session_id, project_id: row.project_id, task_id: row.task_id, parent_session_id: null, role: String(p.role ?? 'worker'),
-            status: 'running', status_reason: null, attempt: null, pid: (p.pid as number) ?? null, host: (p.host as string) ?? null,
-            stalled: false, created_at: at, started_at: at, ended_at: null, last_output_at: null, lines_written: 0, exit_code: null,
-            signal: null, duration_ms: null,
-          });
-        }
-        break;
-      case 'session.stalled':
-      case 'session.resumed': {
-        const s = row.session_id ? this.sessions.get(row.session_id) : undefined;
-        if (s && !history && !s.ended_at) {
-          s.stalled = row.event_type === 'session.stalled';
-          s.status = s.stalled ? 'stalled' : 'running';
-        }
-        break;
-      }
-      case 'session.exited': {
-        const s = row.session_id ? this.sessions.get(row.session_id) : undefined;
-        if (s && !history) {
-          s.status = String(p.status);
-          s.status_reason = (p.reason as string) ?? null;
-          s.ended_at = at;
-          s.stalled = false;
-        }
-        break;
-      }
-      case 'user_message': {
-        if (!row.message_id || !row.project_id) break;
-        const m = this.messages.get(row.message_id);
-        // The record wins where it differs from what was painted.
-        // A message missing from the snapshot's pending list but found in history was delivered.
-        const status: MessageStatus = m ? (m.status === 'delivered' ? 'delivered' : 'pending') : history ? 'delivered' : 'pending';
-        this.messages.set(row.message_id, {
-          message_id: row.message_id, project_id: row.project_id, text: String(p.text ?? ''), status, seq: row.seq, created_at: at,
-        });
-        break;
-      }
-      case 'user_message.delivered': {
-        const m = row.message_id ? this.messages.get(row.message_id) : undefined;
-        if (m) m.status = 'delivered';
-        break;
-      }
-      case 'focus.changed':
-        if (!history) this.focus = { task_id: (p.task_id as string) ?? null, thread_id: (p.thread_id as string | number) ?? null };
-        break;
-      case 'orchestrator.working_set':
-        if (row.project_id && !history) this.workingSets.set(row.project_id, p as WorkingSet);
-        break;
-      case 'handoff':
-        if (row.task_id) this.handoffs.set(row.task_id, row);
-        break;
+  /** The person's messages and the orchestrator's words of a project, beyond the recent window. */
+  async loadChat(project: string): Promise<void> {
+    if (!project || !this.loaded || this.paging.has(`chat:${project}`)) return;
+    this.paging.add(`chat:${project}`);
+    const gen = this.generation;
+    const top = this.model.seq + 1;
+    try {
+      const turns = [...this.model.sessions.values()].filter((s) => s.project_id === project && s.role === 'orchestrator').slice(0, 5);
+      await Promise.all([
+        this.page(`project=${project}&type=user_message,user_message.delivered,task.submitted,spawn.refused&before=${top}&limit=200`, gen),
+        ...turns.map((s) => this.page(`session=${s.id}&type=claude.assistant&before=${top}&limit=50`, gen)),
+      ]);
+    } finally {
+      this.paging.delete(`chat:${project}`);
     }
   }
 
   /** Sends a message: painted at once, reconciled by message_id, orphaned if no record comes. */
   async send(projectId: string, text: string, messageId: string = uuid()): Promise<void> {
-    this.messages.set(messageId, { message_id: messageId, project_id: projectId, text, status: 'sending', seq: null, created_at: new Date(this.now()).toISOString() });
-    this.changed();
-    setTimeout(() => {
-      const m = this.messages.get(messageId);
-      if (m && m.status === 'sending') {
-        m.status = 'orphaned';
-        this.changed();
-      }
-    }, ORPHAN_MS);
-    try {
-      await api(v.looseObject({ message_id: v.string() }), '/api/messages', { method: 'POST', body: { project_id: projectId, text, message_id: messageId } });
-    } catch (err) {
-      const m = this.messages.get(messageId);
-      if (m && m.status === 'sending') m.status = 'orphaned';
-      this.changed();
-      throw err instanceof ApiError ? err : new ApiError(0, 'offline', 'The message could not be sent.');
-    }
+    // Throws TooLongError (the draft stays in the box) or the ApiError of the failed POST.
+    await this.outbox.send(projectId, text, messageId);
   }
 
   async retry(messageId: string): Promise<void> {
-    const m = this.messages.get(messageId);
-    if (m) await this.send(m.project_id, m.text, messageId);
+    await this.outbox.retry(messageId);
   }
 
   async setFocus(f: { task_id?: string; thread_id?: string | number }): Promise<void> {
@@ -272,20 +277,14 @@ export class Store extends EventTarget {
     await api(v.looseObject({ status: v.string() }), `/api/tasks/${taskId}/cancel`, { method: 'POST' });
   }
 
-  /** Rows of one task from the server (older than what the stream brought), merged in. */
+  /** Kept for views written before showTask: a task on screen. */
   async loadTask(taskId: string): Promise<void> {
-    const page = v.object({ events: v.array(EventRowSchema), next_after: v.number() });
-    let after = 0;
-    for (;;) {
-      const r = await api(page, `/api/events?task=${taskId}&after=${after}&limit=1000`);
-      this.apply(r.events, { history: true });
-      if (r.events.length < 1000) return;
-      after = r.next_after;
-    }
+    await this.showTask(taskId);
   }
 
   /** Notifies views once per frame, however many rows arrived. */
   changed(): void {
+    this.outboxDirty = true;
     if (this.scheduled) return;
     this.scheduled = true;
     queueMicrotask(() => {
@@ -296,9 +295,7 @@ export class Store extends EventTarget {
 
   /** Whether the project's orchestrator is busy (a turn or a worker it started), so input queues. */
   busy(projectId: string): boolean {
-    for (const s of this.sessions.values()) if (s.project_id === projectId && !s.ended_at && s.role !== 'extractor') return true;
-    for (const t of this.tasks.values()) if (t.project_id === projectId && !TERMINAL.has(t.status) && t.status !== 'queued') return true;
-    return false;
+    return busy(this.model, projectId);
   }
 }
 

@@ -11,6 +11,8 @@ export interface StreamHandlers {
   connection(state: Connection, detail?: string): void;
   /** Where to resume from: the last seq the store holds. */
   after(): number;
+  /** The journal filter, as a query string (e.g. `project=…&not_type=…`); '' for every row. */
+  filter?(): string;
 }
 
 export class JournalStream {
@@ -65,7 +67,8 @@ export class JournalStream {
 
   private async once(): Promise<void> {
     this.abort = new AbortController();
-    const res = await fetch('/api/stream', {
+    const filter = this.h.filter?.() ?? '';
+    const res = await fetch(filter ? `/api/stream?${filter}` : '/api/stream', {
       headers: { accept: 'text/event-stream', 'last-event-id': String(this.h.after()), ...authHeaders() },
       signal: this.abort.signal,
       cache: 'no-store',

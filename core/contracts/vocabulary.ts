@@ -40,3 +40,10 @@ export function clipText(s: string, max: number = SUMMARY_TEXT_MAX): string {
   if (c >= 0xd800 && c <= 0xdbff) end--;
   return `${s.slice(0, end)}…`;
 }
+
+/**
+ * A workspace's state (dispatch.workspaces.state): active (a worker may be writing), ready (its
+ * change waits for a decision), empty (no change), merging / discarding (the job is queued),
+ * merged, discarded, continued (a follow-up task carries it on), superseded (a later attempt took over).
+ */
+export const WORKSPACE_STATES = ['active', 'ready', 'empty', 'merging', 'merged', 'discarding', 'discarded', 'continued', 'superseded'] as const;

@@ -1,5 +1,6 @@
 // Journal reads: the envelope columns as the API shows them, and paging in seq order.
 import type { EventRow } from '../../core/contracts/event.ts';
+import type postgres from 'postgres';
 import type { Sql } from '../../core/db/client.ts';
 import { iso, selectList } from './columns.ts';
 
@@ -24,20 +25,69 @@ export const EVENT_COLUMNS = selectList<EventRow>({
   created_at: iso('created_at'),
 });
 
-export interface EventPage {
-  after: number;
-  limit: number;
+/** Which journal rows a reader wants (GET /api/events, GET /api/stream); every field narrows. */
+export interface EventFilter {
   project?: string;
   task?: string;
   session?: string;
+  tier?: 'raw' | 'derived';
+  /** Event types; an entry ending in `*` is a prefix. */
+  type?: string[];
+  /** Event types left out; an entry ending in `*` is a prefix. */
+  not_type?: string[];
 }
 
+export interface EventPage extends EventFilter {
+  after: number;
+  /** Newest rows below this seq instead of the oldest above `after`. */
+  before?: number;
+  limit: number;
+}
+
+/** Whether a filter narrows anything (an empty one lets the hub share one frame with every client). */
+export function filtered(f: EventFilter): boolean {
+  return !!(f.project || f.task || f.session || f.tier || f.type || f.not_type);
+}
+
+function typeIn(t: string, list: string[]): boolean {
+  return list.some((x) => (x.endsWith('*') ? t.startsWith(x.slice(0, -1)) : t === x));
+}
+
+/** The filter as a predicate over rows (the hub's live fan-out). */
+export function matches(row: EventRow, f: EventFilter): boolean {
+  return (
+    (!f.project || row.project_id === f.project) &&
+    (!f.task || row.task_id === f.task) &&
+    (!f.session || row.session_id === f.session) &&
+    (!f.tier || row.tier === f.tier) &&
+    (!f.type || typeIn(row.event_type, f.type)) &&
+    (!f.not_type || !typeIn(row.event_type, f.not_type))
+  );
+}
+
+/** The filter as SQL conditions, each starting with `and` (the same meaning as `matches`). */
+export function filterSql(sql: Sql | postgres.TransactionSql<{ bigint: number }>, f: EventFilter) {
+  const like = (list: string[]) => list.map((x) => (x.endsWith('*') ? `${x.slice(0, -1).replace(/_/g, '\\_')}%` : x.replace(/_/g, '\\_')));
+  return sql`
+    ${f.project ? sql`and project_id = ${f.project}` : sql``}
+    ${f.task ? sql`and task_id = ${f.task}` : sql``}
+    ${f.session ? sql`and session_id = ${f.session}` : sql``}
+    ${f.tier ? sql`and tier = ${f.tier}` : sql``}
+    ${f.type ? sql`and event_type like any(${like(f.type)}::text[])` : sql``}
+    ${f.not_type ? sql`and not (event_type like any(${like(f.not_type)}::text[]))` : sql``}`;
+}
+
+/** One page in seq order: the oldest `limit` rows above `after`, or with `before` the newest below it. */
 export async function pageEvents(sql: Sql, q: EventPage): Promise<EventRow[]> {
+  if (q.before !== undefined) {
+    const rows = await sql<EventRow[]>`
+      select ${sql.unsafe(EVENT_COLUMNS)} from dispatch.events
+       where seq < ${q.before} and seq > ${q.after} ${filterSql(sql, q)}
+       order by seq desc limit ${q.limit}`;
+    return [...rows].reverse();
+  }
   return sql<EventRow[]>`
     select ${sql.unsafe(EVENT_COLUMNS)} from dispatch.events
-     where seq > ${q.after}
-       ${q.project ? sql`and project_id = ${q.project}` : sql``}
-       ${q.task ? sql`and task_id = ${q.task}` : sql``}
-       ${q.session ? sql`and session_id = ${q.session}` : sql``}
+     where seq > ${q.after} ${filterSql(sql, q)}
      order by seq limit ${q.limit}`;
 }

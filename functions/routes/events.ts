@@ -4,21 +4,18 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { json, newRouter } from './openapi.ts';
 import { AppError } from '../errors.ts';
-import { ErrorBody, Uuid } from '../../core/contracts/common.ts';
+import { ErrorBody } from '../../core/contracts/common.ts';
 import { EventSchema } from '../../core/contracts/event.ts';
 import { pageEvents } from '../queries/events.ts';
-import { EventsQuery } from '../schemas.ts';
+import { EventFilterQuery, EventsQuery } from '../schemas.ts';
 
 export const HEARTBEAT_MS = 15_000;
 export const RETRY_MS = 2000;
 /** Bytes queued for one client before it is disconnected (it resumes with Last-Event-ID). */
 export const CLIENT_BUFFER_BYTES = 2 * 1024 * 1024;
 
-const StreamQuery = z.object({
+const StreamQuery = EventFilterQuery.extend({
   after: z.coerce.number().int().min(0).optional(),
-  project: Uuid.optional(),
-  task: Uuid.optional(),
-  session: Uuid.optional(),
 });
 
 const encoder = new TextEncoder();
@@ -31,14 +28,19 @@ export function eventRoutes() {
         path: '/events',
         request: { query: EventsQuery },
         responses: {
-          200: json(z.object({ events: z.array(EventSchema), next_after: z.number().int() }), 'journal rows after `after`, in seq order'),
+          200: json(
+            z.object({ events: z.array(EventSchema), next_after: z.number().int(), next_before: z.number().int().nullable().optional() }),
+            'journal rows in seq order: after `after`, or the newest below `before` (then `next_before` pages further back, null at the start)',
+          ),
           400: json(ErrorBody, 'bad input'),
         },
       }),
       async (c) => {
         const q = c.req.valid('query');
         const events = await pageEvents(c.var.deps.sql, q);
-        return c.json({ events, next_after: events.at(-1)?.seq ?? q.after }, 200);
+        const next_after = events.at(-1)?.seq ?? q.after;
+        if (q.before === undefined) return c.json({ events, next_after }, 200);
+        return c.json({ events, next_after, next_before: events.length === q.limit ? events[0]!.seq : null }, 200);
       },
     )
     .openapi(
@@ -104,7 +106,8 @@ export function eventRoutes() {
             start(ctrl) {
               controller = ctrl;
               ctrl.enqueue(encoder.encode(`retry: ${RETRY_MS}\n: resuming after ${after}\n\n`));
-              unsubscribe = hub.subscribe(after, { project: q.project, task: q.task, session: q.session }, {
+              const { after: _after, ...filter } = q;
+              unsubscribe = hub.subscribe(after, filter, {
                 push(entries, joined) {
                   if (done) return;
                   const chunk = joined ?? (entries.length === 1 ? entries[0]!.frame : Buffer.concat(entries.map((e) => e.frame)));

@@ -5,13 +5,10 @@
 // one page at a time as it drains. A slow poll covers a lost notification.
 import type { Sql } from '../../core/db/client.ts';
 import type { Logger } from '../../core/log.ts';
-import { EVENT_COLUMNS, type EventRow } from '../queries/events.ts';
+import { EVENT_COLUMNS, filtered, filterSql, matches, type EventFilter, type EventRow } from '../queries/events.ts';
 
-export interface StreamFilter {
-  project?: string;
-  task?: string;
-  session?: string;
-}
+export { matches };
+export type StreamFilter = EventFilter;
 
 /** A journal row with its SSE frame, serialised once for every client. */
 export interface Entry {
@@ -65,14 +62,6 @@ function* slices(entries: Entry[]): Generator<Entry[]> {
     bytes += entries[i]!.frame.length;
   }
   if (start < entries.length) yield entries.slice(start);
-}
-
-export function matches(row: EventRow, f: StreamFilter): boolean {
-  return (
-    (!f.project || row.project_id === f.project) &&
-    (!f.task || row.task_id === f.task) &&
-    (!f.session || row.session_id === f.session)
-  );
 }
 
 export class JournalHub {
@@ -191,10 +180,7 @@ export class JournalHub {
     return this.sql.begin('isolation level repeatable read read only', async (tx) => {
       const rows = await tx<EventRow[]>`
         select ${tx.unsafe(EVENT_COLUMNS)} from dispatch.events
-         where seq > ${after}
-           ${f.project ? tx`and project_id = ${f.project}` : tx``}
-           ${f.task ? tx`and task_id = ${f.task}` : tx``}
-           ${f.session ? tx`and session_id = ${f.session}` : tx``}
+         where seq > ${after} ${filterSql(tx, f)}
          order by seq limit ${this.pageSize}`;
       const [v] = await tx<{ s: number }[]>`select coalesce(max(seq), 0) as s from dispatch.events`;
       return { rows: [...rows], visible: v!.s };
@@ -235,7 +221,7 @@ export class JournalHub {
         const lastSeq = slice.at(-1)!.row.seq;
         for (const s of this.subs) {
           if (!s.live) continue;
-          const unfiltered = !s.filter.project && !s.filter.task && !s.filter.session;
+          const unfiltered = !filtered(s.filter);
           if (unfiltered && s.cursor < firstSeq) {
             joined ??= Buffer.concat(slice.map((e) => e.frame));
             s.cursor = lastSeq;

@@ -1,9 +1,12 @@
 // The job registry: one graphile-worker task per identifier, each in its own file.
 import type { TaskList } from 'graphile-worker';
 import type { JobContext } from '../context.ts';
+import { discardWorkspaceJob } from './discard_workspace.ts';
 import { expireGates } from './expire_gates.ts';
 import { extractHandoff } from './extract_handoff.ts';
+import { mergeWorkspaceJob } from './merge_workspace.ts';
 import { orchestratorTurn } from './orchestrator_turn.ts';
+import { pruneWorkspacesJob } from './prune_workspaces.ts';
 import { pushNotify } from './push_notify.ts';
 import { releaseHeld } from './release_held.ts';
 import { resumeWorker } from './resume_worker.ts';
@@ -21,6 +24,9 @@ export function taskList(ctx: JobContext): TaskList {
     push_notify: pushNotify(ctx),
     release_held: releaseHeld(ctx),
     resume_worker: resumeWorker(ctx),
+    merge_workspace: mergeWorkspaceJob(ctx),
+    discard_workspace: discardWorkspaceJob(ctx),
+    prune_workspaces: pruneWorkspacesJob(ctx),
     expire_gates: expireGates(ctx),
   };
 }

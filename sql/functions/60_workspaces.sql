@@ -129,7 +129,7 @@ begin
     values (w.project_id, w.task_id, 'workspace.merge_requested',
             jsonb_build_object('workspace_id', w.id, 'branch', w.branch, 'base', w.base, 'job_id', job.id));
   return jsonb_build_object('outcome', 'queued', 'task_id', w.task_id, 'action', 'merge',
-                            'job', jsonb_build_object('id', job.id, 'task_identifier', 'merge_workspace', 'key', job.key));
+                            'job', jsonb_build_object('id', job.id::text, 'task_identifier', 'merge_workspace', 'key', job.key));
 end $$;
 
 comment on function dispatch.merge_task(uuid) is
@@ -159,7 +159,7 @@ begin
     values (w.project_id, w.task_id, 'workspace.discard_requested',
             jsonb_build_object('workspace_id', w.id, 'branch', w.branch, 'job_id', job.id));
   return jsonb_build_object('outcome', 'queued', 'task_id', w.task_id, 'action', 'discard',
-                            'job', jsonb_build_object('id', job.id, 'task_identifier', 'discard_workspace', 'key', job.key));
+                            'job', jsonb_build_object('id', job.id::text, 'task_identifier', 'discard_workspace', 'key', job.key));
 end $$;
 
 comment on function dispatch.discard_task(uuid) is

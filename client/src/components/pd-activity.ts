@@ -1,35 +1,32 @@
-// The Activity view: the chronological feed of journal rows, virtualised so that a hundred thousand
-// rows scroll smoothly (only the visible ones exist in the DOM).
-import '@lit-labs/virtualizer';
-// The layout is imported here, not left to the virtualizer's lazy import, so the feed never needs
-// the network to render (a lazy chunk would fail while the server is down).
-import { flow } from '@lit-labs/virtualizer/layouts/flow.js';
+// The Activity feed: the journal rows of the picked project (or all), newest at the bottom and
+// pinned there, virtualised; each row says what it is (its type) on a phone too. Older rows page
+// in from the server when the person scrolls to the top.
 import { LitElement, css, html } from 'lit';
-import { customElement, property } from 'lit/decorators.js';
+import { customElement, property, state } from 'lit/decorators.js';
 import { StoreController } from '../controllers/store-controller.ts';
 import { clip } from '../format.ts';
 import type { EventRow } from '../schemas.ts';
 import { store } from '../store.ts';
+import { activityOf } from '../store/selectors.ts';
+import './pd-feed.ts';
 
-function summary(e: EventRow): string {
+/** What a row says, in a few words: its summary for a stdout line, else its payload's gist. */
+export function gist(e: EventRow): string {
+  const s = e.summary;
+  if (s) return s.kind === 'tool_use' ? `→ ${s.tool ?? ''} ${s.input_summary ?? ''}` : (s.text ?? s.kind);
   const p = (e.payload ?? {}) as Record<string, unknown>;
-  if (e.event_type === 'claude.assistant') {
-    const c = (p.message as { content?: { type?: string; text?: string; name?: string }[] } | undefined)?.content ?? [];
-    return c.map((b) => (b.type === 'text' ? b.text : b.type === 'tool_use' ? `→ ${b.name}` : b.type)).join(' ');
-  }
   if (typeof p.text === 'string') return p.text;
   if (typeof p.status === 'string') return `${p.status}${p.reason ? `: ${String(p.reason)}` : ''}`;
   if (typeof p.brief === 'string') return p.brief;
-  if (typeof p.result === 'string') return p.result;
+  if (typeof p.name === 'string') return p.name;
   return '';
 }
-
-const LAYOUT = flow({});
 
 @customElement('pd-activity')
 export class PdActivity extends LitElement {
   /** Only this project's rows (all when empty). */
   @property() project = '';
+  @state() private _loading = false;
 
   constructor() {
     super();
@@ -37,24 +34,32 @@ export class PdActivity extends LitElement {
   }
 
   static override styles = css`
-    :host { display: block; }
-    lit-virtualizer { height: 70vh; border: 1px solid var(--pd-line); border-radius: 10px; background: var(--pd-card); }
-    .row { display: grid; grid-template-columns: 5.5rem 11rem 1fr; gap: 0.5rem; width: 100%; box-sizing: border-box; padding: 0.3rem 0.6rem;
-      border-bottom: 1px solid var(--pd-line); font-size: 0.82rem; height: 1.9rem; align-items: center; }
+    :host { display: block; --pd-feed-height: calc(100dvh - 15rem); }
+    .row { display: grid; grid-template-columns: 4.5rem 10rem 1fr; gap: 0.5rem; width: 100%; box-sizing: border-box; padding: 0.3rem 0.6rem;
+      border-bottom: 1px solid var(--pd-line); font-size: 0.82rem; min-height: 1.9rem; align-items: center; }
     .seq { color: var(--pd-muted); font-variant-numeric: tabular-nums; }
-    .type { color: var(--pd-accent); overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+    .type { color: var(--pd-accent-text, var(--pd-accent)); overflow: hidden; text-overflow: ellipsis; white-space: nowrap; font-weight: 600; }
     .text { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
-    @media (max-width: 600px) { .row { grid-template-columns: 4rem 1fr; } .type { display: none; } }
+    @media (max-width: 600px) {
+      .row { grid-template-columns: auto 1fr; grid-template-rows: auto auto; row-gap: 0.1rem; }
+      .text { grid-column: 1 / -1; }
+    }
     .count { color: var(--pd-muted); font-size: 0.8rem; margin: 0 0 0.3rem; }
   `;
 
+  private older = () => {
+    this._loading = true;
+    store.loadOlder().finally(() => (this._loading = false));
+  };
+
   override render() {
-    const rows = this.project ? store.events.filter((e) => e.project_id === this.project) : store.events.slice();
-    return html`<p class="count" data-testid="activity-count">${rows.length} events</p>
-      <lit-virtualizer scroller .layout=${LAYOUT} .items=${rows} .keyFunction=${(e: EventRow) => e.event_id}
-        .renderItem=${(e: EventRow) => html`<div class="row" data-seq=${e.seq}>
-          <span class="seq">#${e.seq}</span><span class="type">${e.event_type}</span><span class="text">${clip(summary(e), 200)}</span>
-        </div>`}></lit-virtualizer>`;
+    const rows = activityOf(store.journal, store.journal.version, this.project);
+    return html`<p class="count" data-testid="activity-count" data-floor=${store.journal.floor}>${rows.length} events</p>
+      <pd-feed label="activity" .items=${rows} .keyFunction=${(e: EventRow) => e.event_id} ?hasOlder=${store.hasOlder()} ?loading=${this._loading}
+        @pd-older=${this.older}
+        .renderItem=${(e: EventRow) => html`<div class="row" role="listitem" data-seq=${e.seq}>
+          <span class="seq">#${e.seq}</span><span class="type">${e.event_type}</span><span class="text">${clip(gist(e), 200)}</span>
+        </div>`}></pd-feed>`;
   }
 }
 

@@ -75,7 +75,10 @@ export class PdApp extends LitElement {
     this.addEventListener('close-task', () => history.length > 1 ? history.back() : this.go('tasks'));
     this.addEventListener('pd-error', ((e: CustomEvent<string>) => this._toast?.show(e.detail)) as EventListener);
     store.addEventListener('task-status', this.notify as EventListener);
-    store.start().catch((err: unknown) => {
+    store.start(this._project).then(() => {
+      // A project remembered on this device that no longer exists: show all.
+      if (this._project && !store.projects.has(this._project)) this.pickProject('');
+    }).catch((err: unknown) => {
       if (err instanceof ApiError && err.status === 401) this._needsToken = true;
       else this._toast?.show(err instanceof Error ? err.message : String(err));
       if (!(err instanceof ApiError && err.status === 401)) setTimeout(() => location.reload(), 5000);
@@ -112,6 +115,12 @@ export class PdApp extends LitElement {
     new Notification(`Task ${task.status.replace('_', ' ')}`, { body: clip(task.brief, 120), tag: `${task.id}:${task.status}` });
   };
 
+  /** The picked project, '' for all. */
+  private scope(): string {
+    return this._project && store.projects.has(this._project) ? this._project : '';
+  }
+
+  /** One project for the views that need one (Chat, Working set): the picked one, else the newest. */
   private project(): string {
     if (this._project && store.projects.has(this._project)) return this._project;
     const newest = [...store.projects.values()].sort((a, b) => Date.parse(b.created_at) - Date.parse(a.created_at))[0];
@@ -127,15 +136,17 @@ export class PdApp extends LitElement {
   override render() {
     if (this._needsToken) return this.tokenForm();
     const project = this.project();
+    const scope = this.scope();
     const c = store.connection;
     return html`
       <header>
         <div class="bar">
           <span class="brand">petal-dispatch</span>
           <label for="project" style="position:absolute;left:-9999px">Project</label>
-          <select id="project" @change=${(e: Event) => this.pickProject((e.target as HTMLSelectElement).value)} aria-label="project">
-            ${[...store.projects.values()].map((p) => html`<option value=${p.id} ?selected=${p.id === project}>${p.name}</option>`)}
-            ${store.projects.size ? nothing : html`<option value="">no projects yet</option>`}
+          <select id="project" @change=${(e: Event) => this.pickProject((e.target as HTMLSelectElement).value)} aria-label="project"
+            title=${scope ? (store.projects.get(scope)?.name ?? '') : 'All projects'}>
+            <option value="" ?selected=${!scope}>All projects</option>
+            ${[...store.projects.values()].map((p) => html`<option value=${p.id} ?selected=${p.id === scope} title=${p.name}>${p.name}</option>`)}
           </select>
           <span class="spacer"></span>
           <button @click=${() => (this._settings = !this._settings)} aria-expanded=${this._settings ? 'true' : 'false'} aria-label="notification settings" title="Notifications">Notify</button>
@@ -146,31 +157,31 @@ export class PdApp extends LitElement {
           : html`<div class="banner ${c === 'offline' ? 'offline' : ''}" role="status" data-testid="connection" data-state=${c}>
               ${c === 'offline' ? 'Offline — the server cannot be reached. Retrying…' : 'Reconnecting… the view will catch up.'}
             </div>`}
-        <pd-glance></pd-glance>
+        <pd-glance .project=${scope}></pd-glance>
         <nav role="tablist" aria-label="views">
           ${VIEWS.map(([v, label]) => html`<button role="tab" aria-selected=${this._view === v && !this._task ? 'true' : 'false'} @click=${() => this.go(v)}>${label}</button>`)}
         </nav>
       </header>
       ${this._settings ? this.settings() : nothing}
-      <main>${this.view(project)}</main>
+      <main>${this.view(project, scope)}</main>
       <pd-toast></pd-toast>
     `;
   }
 
-  private view(project: string) {
+  private view(project: string, scope: string) {
     if (!store.loaded) return html`<p>Connecting…</p>`;
     if (this._task) return html`<pd-task-detail .task=${this._task}></pd-task-detail>`;
     switch (this._view) {
       case 'chat':
         return html`<pd-chat .project=${project}></pd-chat>`;
       case 'activity':
-        return html`<pd-activity></pd-activity>`;
+        return html`<pd-activity .project=${scope}></pd-activity>`;
       case 'working-set':
         return html`<pd-working-set .project=${project}></pd-working-set>`;
       case 'timeline':
-        return html`<pd-timeline .project=${project}></pd-timeline>`;
+        return html`<pd-timeline .project=${scope}></pd-timeline>`;
       default:
-        return html`<pd-task-list></pd-task-list>`;
+        return html`<pd-task-list .project=${scope}></pd-task-list>`;
     }
   }
 
@@ -196,9 +207,11 @@ export class PdApp extends LitElement {
     </form>`;
   }
 
+  /** Scopes every view and count to one project ('' for all); the store follows that project's journal only. */
   private pickProject(id: string): void {
     this._project = id;
     localStorage.setItem('pd.project', id);
+    store.setScope(id).catch((err: Error) => this._toast?.show(err.message));
   }
 
   private cycleTheme = () => {

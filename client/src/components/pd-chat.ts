@@ -23,6 +23,10 @@ export class PdChat extends LitElement {
     new StoreController(this);
   }
 
+  override updated(changed: Map<string, unknown>): void {
+    if (changed.has('project') && this.project) void store.loadChat(this.project).catch(() => {});
+  }
+
   static override styles = css`
     :host { display: flex; flex-direction: column; gap: 0.5rem; min-height: 60vh; }
     ol { list-style: none; margin: 0; padding: 0; display: flex; flex-direction: column; gap: 0.45rem; flex: 1; }
@@ -49,8 +53,7 @@ export class PdChat extends LitElement {
     }
     const add = (e: EventRow, kind: 'orchestrator' | 'spawn' | 'refused', text: string) =>
       items.push({ kind, key: `${e.event_id}:${items.length}`, order: e.seq, text });
-    for (const e of store.events) {
-      if (e.project_id !== this.project) continue;
+    for (const e of store.journal.project(this.project)) {
       const p = (e.payload ?? {}) as Record<string, unknown>;
       if (e.event_type === 'claude.assistant' && e.session_id && store.sessions.get(e.session_id)?.role === 'orchestrator') {
         const content = (p.message as { content?: { type?: string; text?: string }[] } | undefined)?.content ?? [];

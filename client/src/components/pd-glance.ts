@@ -1,16 +1,21 @@
 // The glance header, on every view: the Trellis tile (pd-trellis: hidden without Trellis), chips
-// for running, stalled, failed and finished workers, and the focused task with a ticking duration.
+// for the tasks of the picked project (or all) that need the person, run, stalled, failed or
+// finished, and the focused task with a ticking duration.
 import { LitElement, css, html, nothing } from 'lit';
-import { customElement } from 'lit/decorators.js';
+import { customElement, property } from 'lit/decorators.js';
 import { ClockController } from '../controllers/clock-controller.ts';
 import { StoreController } from '../controllers/store-controller.ts';
 import { duration, elapsed, clip } from '../format.ts';
-import { BAD, store } from '../store.ts';
+import { store } from '../store.ts';
+import { countsOf } from '../store/selectors.ts';
 import './pd-status.ts';
 import './pd-trellis.ts';
 
 @customElement('pd-glance')
 export class PdGlance extends LitElement {
+  /** Count only this project's tasks (all when empty). */
+  @property() project = '';
+
   constructor() {
     super();
     new StoreController(this);
@@ -26,6 +31,7 @@ export class PdGlance extends LitElement {
     .chip.on.running { color: #fff; background: var(--pd-running); border-color: var(--pd-running); }
     .chip.on.stalled { color: #fff; background: var(--pd-stalled); border-color: var(--pd-stalled); animation: pulse 1.6s infinite; }
     .chip.on.failed { color: #fff; background: var(--pd-failed); border-color: var(--pd-failed); }
+    .chip.on.needs-you { color: #fff; background: var(--pd-accent-strong, var(--pd-accent)); border-color: var(--pd-accent-strong, var(--pd-accent)); }
     .chip.on.finished { color: #fff; background: var(--pd-success); border-color: var(--pd-success); }
     .focus { width: 100%; display: flex; gap: 0.5rem; align-items: center; font-size: 0.9rem; margin-top: 0.35rem; }
     .focus .brief { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; flex: 1; min-width: 0; }
@@ -35,20 +41,20 @@ export class PdGlance extends LitElement {
   `;
 
   override render() {
-    const workers = [...store.tasks.values()];
-    const count = (pred: (s: string) => boolean) => workers.filter((t) => pred(t.status)).length;
+    const c = countsOf(store.model, store.tasks, this.project);
     const chips = [
-      ['running', count((s) => s === 'running')],
-      ['stalled', count((s) => s === 'stalled')],
-      ['failed', count((s) => BAD.has(s))],
-      ['finished', count((s) => s === 'success')],
+      ['needs-you', 'needs you', c.needsYou],
+      ['running', 'running', c.running],
+      ['stalled', 'stalled', c.stalled],
+      ['failed', 'failed', c.failed],
+      ['finished', 'finished', c.finished],
     ] as const;
     const focused = store.focus?.task_id ? store.tasks.get(store.focus.task_id) : undefined;
     return html`
       <div class="row">
         <pd-trellis class="thread"></pd-trellis>
         <div class="chips" role="status" aria-label="workers">
-          ${chips.map(([name, n]) => html`<span class="chip ${name} ${n ? 'on' : ''}" data-chip=${name}>${n} ${name}</span>`)}
+          ${chips.map(([name, label, n]) => html`<span class="chip ${name} ${n ? 'on' : ''}" data-chip=${name}>${n} ${label}</span>`)}
         </div>
         ${focused
           ? html`<div class="focus" data-testid="focused">

@@ -1,11 +1,15 @@
 // One task: its status and live duration, its handoff (goal, state, next step, ruled-out
-// approaches), a timeline of its sessions and its journal, typed lines rendered readably.
+// approaches), a timeline of its sessions and its journal — virtualised, newest at the bottom and
+// pinned there, older rows paged in when scrolled to the top — typed lines rendered readably.
 import { LitElement, css, html, nothing } from 'lit';
-import { customElement, property } from 'lit/decorators.js';
+import { customElement, property, state } from 'lit/decorators.js';
 import { ClockController } from '../controllers/clock-controller.ts';
 import { StoreController } from '../controllers/store-controller.ts';
 import { duration, elapsed } from '../format.ts';
+import type { EventRow } from '../schemas.ts';
 import { store, TERMINAL } from '../store.ts';
+import { taskRowsOf } from '../store/selectors.ts';
+import './pd-feed.ts';
 import './pd-journal-line.ts';
 import './pd-status.ts';
 import './pd-timeline.ts';
@@ -21,6 +25,7 @@ interface Handoff {
 export class PdTaskDetail extends LitElement {
   /** The task to show. */
   @property() task = '';
+  @state() private _loading = false;
 
   constructor() {
     super();
@@ -40,22 +45,45 @@ export class PdTaskDetail extends LitElement {
     dt { color: var(--pd-muted); }
     dd { margin: 0; overflow-wrap: anywhere; }
     .reason { color: var(--pd-muted); font-size: 0.85rem; }
+    pd-feed { --pd-feed-height: calc(100dvh - 12rem); }
+    pd-journal-line { padding: 0.35rem 0.6rem; }
   `;
 
   override connectedCallback(): void {
     super.connectedCallback();
-    if (this.task) void store.loadTask(this.task).catch(() => {});
+    if (this.task) this.show();
+  }
+
+  override disconnectedCallback(): void {
+    super.disconnectedCallback();
+    void store.showTask(null);
   }
 
   override updated(changed: Map<string, unknown>): void {
-    if (changed.has('task') && changed.get('task') !== undefined && this.task) void store.loadTask(this.task).catch(() => {});
+    if (changed.has('task') && changed.get('task') !== undefined && this.task) this.show();
   }
+
+  private show(): void {
+    this._loading = true;
+    store
+      .showTask(this.task)
+      .catch(() => {})
+      .finally(() => (this._loading = false));
+  }
+
+  private older = () => {
+    this._loading = true;
+    store
+      .loadOlder(this.task)
+      .catch(() => {})
+      .finally(() => (this._loading = false));
+  };
 
   override render() {
     const t = store.tasks.get(this.task);
     if (!t) return html`<p>Loading the task…</p>`;
     const h = store.handoffs.get(t.id)?.payload as Handoff | undefined;
-    const rows = store.events.filter((e) => e.task_id === t.id);
+    const rows = taskRowsOf(store.journal, store.journal.version, t.id);
     return html`
       <header>
         <button @click=${() => this.dispatchEvent(new CustomEvent('close-task', { bubbles: true, composed: true }))} aria-label="back to tasks">← Tasks</button>
@@ -75,7 +103,10 @@ export class PdTaskDetail extends LitElement {
           </dl></section>`
         : nothing}
       <section><h3>Sessions</h3><pd-timeline .task=${t.id}></pd-timeline></section>
-      <section data-testid="journal"><h3>Journal (${rows.length})</h3>${rows.map((r) => html`<pd-journal-line .row=${r}></pd-journal-line>`)}</section>
+      <section data-testid="journal"><h3>Journal${store.hasOlder(t.id) ? ` (newest ${rows.length})` : ` (${rows.length})`}</h3>
+        <pd-feed label="journal" .items=${rows} .keyFunction=${(e: EventRow) => e.event_id} ?hasOlder=${store.hasOlder(t.id)} ?loading=${this._loading}
+          @pd-older=${this.older} .renderItem=${(r: EventRow) => html`<pd-journal-line role="listitem" data-seq=${r.seq} .row=${r}></pd-journal-line>`}></pd-feed>
+      </section>
     `;
   }
 }

@@ -1,15 +1,15 @@
-// The Tasks view: running and recent tasks with status, attempt, elapsed time and last activity.
-// A tap opens the task; the star focuses it everywhere in one action.
+// The Tasks view: running and recent tasks of the picked project (or all, each card then naming
+// its project) with status, attempt, elapsed time and last activity. A tap opens the task; the
+// star focuses it everywhere in one action.
 import { LitElement, css, html } from 'lit';
 import { customElement, property } from 'lit/decorators.js';
 import { ClockController } from '../controllers/clock-controller.ts';
 import { StoreController } from '../controllers/store-controller.ts';
 import { ago, clip, duration, elapsed } from '../format.ts';
 import { BAD, store } from '../store.ts';
+import { tasksOf } from '../store/selectors.ts';
 import type { Task } from '../schemas.ts';
 import './pd-status.ts';
-
-const RANK: Record<string, number> = { stalled: 0, running: 1, queued: 2 };
 
 @customElement('pd-task-list')
 export class PdTaskList extends LitElement {
@@ -41,13 +41,11 @@ export class PdTaskList extends LitElement {
       min-width: 44px; min-height: 44px; cursor: pointer; align-self: start; }
     button.star[aria-pressed='true'] { color: var(--pd-accent); border-color: var(--pd-accent); }
     .empty { color: var(--pd-muted); padding: 2rem 0; text-align: center; }
+    .project { font-weight: 600; color: var(--pd-fg); max-width: 12rem; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
   `;
 
   private sorted(): Task[] {
-    return [...store.tasks.values()]
-      .filter((t) => !this.project || t.project_id === this.project)
-      .sort((a, b) => (RANK[a.status] ?? 9) - (RANK[b.status] ?? 9) || Date.parse(b.created_at) - Date.parse(a.created_at))
-      .slice(0, 300);
+    return tasksOf(store.tasks, this.project).slice(0, 300);
   }
 
   override render() {
@@ -62,6 +60,7 @@ export class PdTaskList extends LitElement {
             <div class="brief">${clip(t.brief, 200)}</div>
             <div class="meta">
               <pd-status .status=${t.status}></pd-status>
+              ${this.project ? '' : html`<span class="project" data-testid="task-project" title=${store.projects.get(t.project_id)?.name ?? ''}>${store.projects.get(t.project_id)?.name ?? ''}</span>`}
               <span>attempt ${t.attempt}</span>
               <span class="elapsed" data-testid="elapsed">${duration(elapsed(t.started_at, t.ended_at, now))}</span>
               <span>active ${ago(t.last_activity_at, now)}</span>

@@ -40,7 +40,38 @@ const workingSet = { session_id: id(), turn_status: 'success', in_flight: [{ tas
 const totals = { cost_usd: 0.42, input_tokens: 1200, output_tokens: 300, cache_read_tokens: 5000, cache_creation_tokens: 40, sessions: 3 };
 const usage = { cost_usd: 0.0123, input_tokens: 25, output_tokens: 3, cache_read_tokens: 0, cache_creation_tokens: 0, models: ['claude-opus-4-8'] };
 
+const change = {
+  branch: 'dispatch/0a1b2c3d-1', base_commit: 'a'.repeat(40), head_commit: 'b'.repeat(40),
+  files: [{ path: 'notes.txt', insertions: 2, deletions: 1 }, { path: 'logo.png', insertions: 0, deletions: 0, binary: true }],
+  patch: 'diff --git a/notes.txt b/notes.txt\n', truncated: false, patch_bytes: 35,
+};
+const workspace = {
+  id: id(), task_id: task.id, project_id: task.project_id, attempt: 1, branch: change.branch, base: 'main', from_ref: 'main',
+  path: '/data/worktrees/p/0a1b2c3d-1', base_commit: change.base_commit, head_commit: change.head_commit, state: 'ready',
+  conflicts: [], created_at: at, updated_at: at, removed_at: null, change,
+};
+
 const cases: Case[] = [
+  {
+    name: 'workspace change', zod: S.zod.ChangeSchema, valibot: S.valibot.ChangeSchema,
+    accepted: [change, { ...change, files: [], patch: '', truncated: true, patch_bytes: 6_000_000 }],
+    rejected: [{ ...change, truncated: 'no' }, { ...change, files: [{ path: 'x', insertions: -1, deletions: 0 }] }, { ...change, patch_bytes: 1.5 }],
+  },
+  {
+    name: 'workspace', zod: S.zod.WorkspaceSchema, valibot: S.valibot.WorkspaceSchema,
+    accepted: [workspace, { ...workspace, head_commit: null, change: null, state: 'active' }, { ...workspace, state: 'merged', removed_at: at }],
+    rejected: [{ ...workspace, state: 'pending' }, { ...workspace, conflicts: [1] }, (({ change: _c, ...rest }) => rest)(workspace)],
+  },
+  {
+    name: 'workspace list', zod: S.zod.WorkspaceListSchema, valibot: S.valibot.WorkspaceListSchema,
+    accepted: [{ workspaces: [workspace], waiting: 1 }, { workspaces: [], waiting: 0 }],
+    rejected: [{ workspaces: [workspace] }, { workspaces: [], waiting: -1 }],
+  },
+  {
+    name: 'decision', zod: S.zod.DecisionSchema, valibot: S.valibot.DecisionSchema,
+    accepted: [{ task_id: task.id, action: 'merge', job: { id: '42', task_identifier: 'merge_workspace', key: 'merge_workspace:x' } }],
+    rejected: [{ task_id: task.id, action: 'keep', job: { id: '42', task_identifier: 'x', key: null } }, { task_id: task.id, action: 'merge', job: { id: 42, task_identifier: 'x', key: null } }],
+  },
   {
     name: 'error body', zod: S.zod.ErrorBody, valibot: S.valibot.ErrorBody,
     accepted: [{ error: { code: 'not_found', message: 'no task' } }, { error: { code: 'invalid_input', message: 'x', details: [{ path: 'a' }] } }],

@@ -11,3 +11,4 @@ export { TaskDetailSchema, TaskSchema } from '../../../core/contracts/task.valib
 export { TrellisViewSchema } from '../../../core/contracts/trellis.valibot.ts';
 export { BudgetStateSchema, QuotaStateSchema, TaskUsageSchema, UsageReportSchema, UsageSchema } from '../../../core/contracts/usage.valibot.ts';
 export { WorkingSetSchema } from '../../../core/contracts/working-set.valibot.ts';
+export { ChangeSchema, DecisionSchema, WorkspaceListSchema, WorkspaceSchema } from '../../../core/contracts/workspace.valibot.ts';

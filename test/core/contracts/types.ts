@@ -28,6 +28,8 @@ import type * as Su from '../../../core/contracts/usage.ts';
 import type * as Cu from '../../../core/contracts/usage.valibot.ts';
 import type * as Sw from '../../../core/contracts/working-set.ts';
 import type * as Cw from '../../../core/contracts/working-set.valibot.ts';
+import type * as Sws from '../../../core/contracts/workspace.ts';
+import type * as Cws from '../../../core/contracts/workspace.valibot.ts';
 
 /** True only when A and B are the same type (not merely assignable one way). */
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
@@ -58,4 +60,8 @@ export type ContractTypesAgree = [
   Check<Equal<Z<typeof Su.QuotaStateSchema>, V<typeof Cu.QuotaStateSchema>>>,
   Check<Same<Z<typeof Sw.WorkingSetSchema>, V<typeof Cw.WorkingSetSchema>>>,
   Check<Same<Z<typeof Sst.StateSchema>, V<typeof Cst.StateSchema>>>,
+  Check<Equal<Z<typeof Sws.ChangeSchema>, V<typeof Cws.ChangeSchema>>>,
+  Check<Equal<Z<typeof Sws.WorkspaceSchema>, V<typeof Cws.WorkspaceSchema>>>,
+  Check<Equal<Z<typeof Sws.WorkspaceListSchema>, V<typeof Cws.WorkspaceListSchema>>>,
+  Check<Equal<Z<typeof Sws.DecisionSchema>, V<typeof Cws.DecisionSchema>>>,
 ];

@@ -1,0 +1,146 @@
+// A long list, virtualised (only the rows on screen exist in the DOM), newest at the bottom: the
+// view stays pinned to the newest row unless the person scrolled up, then a "↓ N new" button
+// jumps back. Scrolling to the top asks for older rows, and the rows on screen stay put while
+// they are inserted above.
+import '@lit-labs/virtualizer';
+// The layout is imported here, not left to the virtualizer's lazy import, so a feed never needs
+// the network to render (a lazy chunk would fail while the server is down).
+import { flow } from '@lit-labs/virtualizer/layouts/flow.js';
+import type { LitVirtualizer } from '@lit-labs/virtualizer/LitVirtualizer.js';
+import { LitElement, html, nothing, type TemplateResult } from 'lit';
+import { customElement, property, query, state } from 'lit/decorators.js';
+
+const LAYOUT = flow({});
+
+/**
+ * @fires pd-older - the person reached the top and older rows exist (`hasOlder`)
+ */
+@customElement('pd-feed')
+export class PdFeed<T = unknown> extends LitElement {
+  /** The rows, oldest first. */
+  @property({ attribute: false }) items: readonly T[] = [];
+  /** Draws one row. */
+  @property({ attribute: false }) renderItem: (item: T, index: number) => TemplateResult = () => html``;
+  /** A stable key per row (the event_id). */
+  @property({ attribute: false }) keyFunction: (item: T) => unknown = (x) => x;
+  /** Whether older rows exist on the server. */
+  @property({ type: Boolean }) hasOlder = false;
+  /** Whether older rows are being fetched. */
+  @property({ type: Boolean }) loading = false;
+  /** The list's accessible name. */
+  @property() label = 'rows';
+  @state() private _pinned = true;
+  @state() private _newSince: unknown = null;
+  @query('lit-virtualizer') private _v!: LitVirtualizer<T> & HTMLElement;
+  private _first = 0;
+  private _keyAtTop: unknown = undefined;
+  private _asked = false;
+
+  // No shadow root of its own: the rows are drawn in the host component's shadow root, so the
+  // host's styles reach them; these rules are scoped by the tag name instead.
+  override createRenderRoot() {
+    return this;
+  }
+
+  static readonly css = `
+    pd-feed { display: block; position: relative; }
+    pd-feed > lit-virtualizer { height: var(--pd-feed-height, 70vh); border: 1px solid var(--pd-line); border-radius: 10px; background: var(--pd-card); }
+    pd-feed > .older { text-align: center; color: var(--pd-muted); font-size: 0.8rem; padding: 0.2rem; min-height: 1.2rem; }
+    pd-feed > .older button { font: inherit; color: var(--pd-fg); background: var(--pd-bg); border: 1px solid var(--pd-line); border-radius: 999px; min-height: 32px; padding: 0 0.8rem; cursor: pointer; }
+    pd-feed > .jump { position: absolute; right: 0.75rem; bottom: 0.75rem; z-index: 2; min-height: 40px; padding: 0 0.9rem; border-radius: 999px; border: none;
+      background: var(--pd-accent-strong, var(--pd-accent)); color: #fff; font: inherit; font-weight: 700; cursor: pointer; box-shadow: 0 2px 8px rgb(0 0 0 / 0.25); }
+  `;
+
+  override willUpdate(changed: Map<string, unknown>): void {
+    if (!changed.has('items')) return;
+    const old = changed.get('items') as readonly T[] | undefined;
+    // Rows inserted above the first one on screen: remember which row that was, to keep it there.
+    if (old?.length && this.items.length && !this._pinned && this.keyFunction(this.items[0]!) !== this.keyFunction(old[0]!)) {
+      this._keyAtTop = this.keyFunction(old[Math.min(this._first, old.length - 1)]!);
+    }
+  }
+
+  override updated(changed: Map<string, unknown>): void {
+    if (!changed.has('items')) return;
+    if (this._keyAtTop !== undefined) {
+      const i = this.items.findIndex((x) => this.keyFunction(x) === this._keyAtTop);
+      this._keyAtTop = undefined;
+      if (i >= 0) this._v?.element(i)?.scrollIntoView({ block: 'start' });
+      this._asked = false;
+    } else if (this._pinned) this.toBottom();
+  }
+
+  /** Scrolls to the newest row and stays there as rows arrive. */
+  toBottom(): void {
+    if (!this.items.length) return;
+    this._pinned = true;
+    this._newSince = null;
+    const v = this._v;
+    if (!v) return;
+    void v.updateComplete.then(async () => {
+      await v.layoutComplete;
+      if (this._pinned && this.items.length) v.element(this.items.length - 1)?.scrollIntoView({ block: 'end' });
+    });
+  }
+
+  private onScroll = () => {
+    const v = this._v;
+    if (!v) return;
+    const atBottom = v.scrollHeight - v.scrollTop - v.clientHeight < 24;
+    if (atBottom && !this._pinned) {
+      this._pinned = true;
+      this._newSince = null;
+    }
+  };
+
+  private onUnpinned = () => {
+    const v = this._v;
+    if (v && v.scrollHeight - v.scrollTop - v.clientHeight < 24) return;
+    this._pinned = false;
+    const last = this.items.at(-1);
+    this._newSince = last === undefined ? null : this.keyFunction(last);
+  };
+
+  private onVisible = (e: Event) => {
+    const { first } = e as Event & { first: number; last: number };
+    this._first = first;
+    if (first === 0 && this.hasOlder && !this.loading && !this._asked && !this._pinned) this.askOlder();
+  };
+
+  private askOlder(): void {
+    this._asked = true;
+    this.dispatchEvent(new CustomEvent('pd-older', { bubbles: true, composed: true }));
+  }
+
+  private newCount(): number {
+    if (this._pinned || this._newSince === null) return 0;
+    for (let i = this.items.length - 1, n = 0; i >= 0; i--, n++) if (this.keyFunction(this.items[i]!) === this._newSince) return n;
+    return 0;
+  }
+
+  override render() {
+    const n = this.newCount();
+    return html`
+      <style>${PdFeed.css}</style>
+      <div class="older" aria-live="polite">
+        ${this.loading
+          ? 'Loading older rows…'
+          : this.hasOlder
+            ? html`<button @click=${() => this.askOlder()} data-testid="older">Older rows</button>`
+            : this.items.length
+              ? 'Start of the journal'
+              : nothing}
+      </div>
+      <lit-virtualizer scroller role="list" aria-label=${this.label} .layout=${LAYOUT} .items=${this.items as T[]}
+        .keyFunction=${this.keyFunction} .renderItem=${(x: T, i: number) => this.renderItem(x, i)}
+        @scroll=${this.onScroll} @unpinned=${this.onUnpinned} @visibilityChanged=${this.onVisible}></lit-virtualizer>
+      ${n ? html`<button class="jump" data-testid="jump-new" @click=${() => this.toBottom()}>↓ ${n} new</button>` : nothing}
+    `;
+  }
+}
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'pd-feed': PdFeed;
+  }
+}

@@ -1,0 +1,175 @@
+// The journal rows this client holds: in seq order, each once, indexed by task and by project, and
+// bounded. A floor per index says from which seq on the held rows are complete, so a view knows
+// whether older rows exist on the server and where to page from (GET /api/events?before=floor).
+import type { EventRow } from '../schemas.ts';
+
+/** Rows held at most (a phone left open for a day stays at a few MB). */
+export const JOURNAL_CAP = 20_000;
+/** Rows dropped at once past the cap, so trimming is rare and amortised. */
+const TRIM_SLACK = 2_000;
+
+function insertSorted(list: EventRow[], row: EventRow): void {
+  const last = list.at(-1);
+  if (!last || last.seq < row.seq) {
+    list.push(row);
+    return;
+  }
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (list[mid]!.seq < row.seq) lo = mid + 1;
+    else hi = mid;
+  }
+  list.splice(lo, 0, row);
+}
+
+export class Journal {
+  /** Every held row in seq order. */
+  private all: EventRow[] = [];
+  private ids = new Set<string>();
+  private byTask = new Map<string, EventRow[]>();
+  private byProject = new Map<string, EventRow[]>();
+  /** Every row of the scope with seq >= floor is held (0: back to the journal's start). */
+  private floorAll = 0;
+  private taskFloors = new Map<string, number>();
+  /** A task whose rows survive trimming (the one open on screen). */
+  private kept: string | null = null;
+  /** Bumped on every change, so selectors can memoise on it. */
+  version = 0;
+
+  constructor(private readonly cap = JOURNAL_CAP) {}
+
+  get size(): number {
+    return this.all.length;
+  }
+
+  has(eventId: string): boolean {
+    return this.ids.has(eventId);
+  }
+
+  /** Adds rows (any order, duplicates ignored); returns the ones that were new, in seq order. */
+  add(rows: readonly EventRow[]): EventRow[] {
+    const fresh: EventRow[] = [];
+    const sorted = rows.length > 1 ? [...rows].sort((a, b) => a.seq - b.seq) : rows;
+    for (const row of sorted) {
+      if (this.ids.has(row.event_id)) continue;
+      this.ids.add(row.event_id);
+      insertSorted(this.all, row);
+      if (row.task_id) {
+        let l = this.byTask.get(row.task_id);
+        if (!l) this.byTask.set(row.task_id, (l = []));
+        insertSorted(l, row);
+      }
+      if (row.project_id) {
+        let l = this.byProject.get(row.project_id);
+        if (!l) this.byProject.set(row.project_id, (l = []));
+        insertSorted(l, row);
+      }
+      fresh.push(row);
+    }
+    if (fresh.length) {
+      this.version++;
+      if (this.all.length > this.cap + TRIM_SLACK) this.trim();
+    }
+    return fresh;
+  }
+
+  /** All held rows of the scope from the floor on (older sparse rows, e.g. a chat page, left out). */
+  rows(): readonly EventRow[] {
+    return this.floorAll ? this.all.slice(this.lowerBound(this.all, this.floorAll)) : this.all;
+  }
+
+  /** Held rows of one project (sparse below the floor). */
+  project(id: string): readonly EventRow[] {
+    return this.byProject.get(id) ?? [];
+  }
+
+  /** Held rows of one task, complete from its floor on. */
+  task(id: string): readonly EventRow[] {
+    const l = this.byTask.get(id) ?? [];
+    const f = this.taskFloor(id);
+    return f ? l.slice(this.lowerBound(l, f)) : l;
+  }
+
+  /** From which seq on the scope's rows are complete (0: all of them). */
+  get floor(): number {
+    return this.floorAll;
+  }
+
+  set floor(seq: number) {
+    this.floorAll = seq;
+    this.version++;
+  }
+
+  taskFloor(id: string): number {
+    return this.taskFloors.get(id) ?? this.floorAll;
+  }
+
+  setTaskFloor(id: string, seq: number): void {
+    this.taskFloors.set(id, seq);
+    this.version++;
+  }
+
+  /** Keeps one task's rows through trimming (null: none). */
+  keep(taskId: string | null): void {
+    if (taskId && !this.taskFloors.has(taskId)) this.taskFloors.set(taskId, this.floorAll);
+    this.kept = taskId;
+  }
+
+  clear(): void {
+    this.all = [];
+    this.ids.clear();
+    this.byTask.clear();
+    this.byProject.clear();
+    this.taskFloors.clear();
+    this.floorAll = 0;
+    this.version++;
+  }
+
+  private lowerBound(list: readonly EventRow[], seq: number): number {
+    let lo = 0;
+    let hi = list.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (list[mid]!.seq < seq) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /** Drops the oldest rows (but the kept task's) down to the cap, and raises the floors to match. */
+  private trim(): void {
+    const kept = this.kept;
+    const excess = this.all.length - this.cap;
+    let dropped = 0;
+    let cut = 0;
+    for (const r of this.all) {
+      if (dropped >= excess) break;
+      if (r.task_id !== kept || !kept) {
+        dropped++;
+        cut = r.seq + 1;
+      }
+    }
+    const stays = (r: EventRow) => r.seq >= cut || (!!kept && r.task_id === kept);
+    this.all = this.all.filter((r) => {
+      if (stays(r)) return true;
+      this.ids.delete(r.event_id);
+      return false;
+    });
+    for (const [k, l] of this.byTask) {
+      if (k === kept) continue;
+      const i = this.lowerBound(l, cut);
+      if (i === l.length) this.byTask.delete(k);
+      else if (i) this.byTask.set(k, l.slice(i));
+    }
+    for (const [k, l] of this.byProject) {
+      const rest = l.filter(stays);
+      if (rest.length) this.byProject.set(k, rest);
+      else this.byProject.delete(k);
+    }
+    this.floorAll = Math.max(this.floorAll, cut);
+    for (const [k, f] of this.taskFloors) if (k !== kept) this.taskFloors.set(k, Math.max(f, cut));
+    this.version++;
+  }
+}

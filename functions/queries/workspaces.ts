@@ -1,0 +1,47 @@
+// Workspace reads: a task's newest workspace with its journalled change, and the list of changes.
+import type { Sql } from '../../core/db/client.ts';
+import type { Workspace } from '../../core/contracts/workspace.ts';
+import { iso, selectList } from './columns.ts';
+
+/** Select list over `dispatch.workspaces w`; `change` is the workspace.changed payload (or null). */
+const columns = (withChange: boolean) =>
+  selectList<Workspace>({
+    id: 'w.id',
+    task_id: 'w.task_id',
+    project_id: 'w.project_id',
+    attempt: 'w.attempt',
+    branch: 'w.branch',
+    base: 'w.base',
+    from_ref: 'w.from_ref',
+    path: 'w.path',
+    base_commit: 'w.base_commit',
+    head_commit: 'w.head_commit',
+    state: 'w.state',
+    conflicts: 'w.conflicts',
+    created_at: iso('w.created_at'),
+    updated_at: iso('w.updated_at'),
+    removed_at: iso('w.removed_at'),
+    change: withChange
+      ? `(select e.payload from dispatch.events e where e.task_id = w.task_id and e.event_type = 'workspace.changed'
+            and e.payload ->> 'workspace_id' = w.id::text order by e.seq desc limit 1)`
+      : 'null::jsonb',
+  });
+
+/** The task's newest attempt's workspace with its change. */
+export async function taskWorkspace(sql: Sql, taskId: string): Promise<Workspace | undefined> {
+  const [row] = await sql<Workspace[]>`
+    select ${sql.unsafe(columns(true))} from dispatch.workspaces w where w.task_id = ${taskId} order by w.attempt desc limit 1`;
+  return row;
+}
+
+/** Workspaces, newest first (without their patches); `waiting` counts the changes waiting for a decision. */
+export async function listWorkspaces(sql: Sql, q: { project_id?: string; state?: string; limit: number }): Promise<{ workspaces: Workspace[]; waiting: number }> {
+  const where = sql`where true ${q.project_id ? sql`and w.project_id = ${q.project_id}` : sql``}`;
+  const states = q.state === 'waiting' ? ['ready'] : q.state && q.state !== 'all' ? [q.state] : null;
+  const workspaces = await sql<Workspace[]>`
+    select ${sql.unsafe(columns(false))} from dispatch.workspaces w ${where}
+       ${states ? sql`and w.state = any(${states})` : sql``}
+     order by w.created_at desc limit ${q.limit}`;
+  const [n] = await sql<{ n: number }[]>`select count(*)::int as n from dispatch.workspaces w ${where} and w.state = 'ready'`;
+  return { workspaces, waiting: n!.n };
+}
