@@ -11,6 +11,7 @@ import { mcpRoutes } from './mcp.ts';
 import { auth } from './middleware/auth.ts';
 import { hostCheck } from './middleware/host-check.ts';
 import { jsonOnly } from './middleware/json-only.ts';
+import { diagnosticsRoutes } from './routes/diagnostics.ts';
 import { eventRoutes } from './routes/events.ts';
 import { gateHookRoutes, gateRoutes } from './routes/gates.ts';
 import { handoffRoutes } from './routes/handoffs.ts';
@@ -73,6 +74,7 @@ export function buildApp(deps: Deps) {
   app.route('/api', handoffRoutes());
   app.route('/api', stateRoutes());
   app.route('/api', trellisRoutes());
+  app.route('/api', diagnosticsRoutes());
   app.route('/api', pushRoutes());
   app.route('/api', gateRoutes());
   app.route('/', gateHookRoutes());

@@ -126,6 +126,11 @@ const cases: Case[] = [
     rejected: [{ ...focus, thread_id: true }, { ...focus, thread_id: { id: 4 } }, { ...focus, id: undefined }],
   },
   {
+    name: 'health daily', zod: S.zod.HealthDailySchema, valibot: S.valibot.HealthDailySchema,
+    accepted: [{ days: [] }, { days: [{ day: '2026-11-30', crashes: 2, client_crashes: 1, unclean_stops: 1, restarts: 3, starts: 4 }] }],
+    rejected: [{ days: [{ day: '2026-11-30', crashes: 1.5, client_crashes: 1, unclean_stops: 0, restarts: 0, starts: 0 }] }, { days: null }, {}],
+  },
+  {
     name: 'status row', zod: S.zod.StatusRowSchema, valibot: S.valibot.StatusRowSchema,
     accepted: [status],
     rejected: [{ ...status, notifies: undefined }, { ...status, terminal: 'yes' }],

@@ -1,4 +1,5 @@
 export { ErrorBody } from '../../../core/contracts/common.valibot.ts';
+export { HealthDailySchema } from '../../../core/contracts/diagnostics.valibot.ts';
 export { EventSchema, EventSummarySchema } from '../../../core/contracts/event.valibot.ts';
 export { FocusSchema } from '../../../core/contracts/focus.valibot.ts';
 export { MessageSchema } from '../../../core/contracts/message.valibot.ts';

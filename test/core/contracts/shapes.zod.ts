@@ -1,4 +1,5 @@
 export { ErrorBody } from '../../../core/contracts/common.ts';
+export { HealthDailySchema } from '../../../core/contracts/diagnostics.ts';
 export { EventSchema, EventSummarySchema } from '../../../core/contracts/event.ts';
 export { FocusSchema } from '../../../core/contracts/focus.ts';
 export { MessageSchema } from '../../../core/contracts/message.ts';
