@@ -10,6 +10,7 @@ import { enablePush, MOMENTS, savedMoments, type Moment } from '../push.ts';
 import { BAD, store, type StatusChange } from '../store.ts';
 import './pd-activity.ts';
 import './pd-chat.ts';
+import './pd-gates.ts';
 import './pd-glance.ts';
 import './pd-task-detail.ts';
 import './pd-task-list.ts';
@@ -163,7 +164,7 @@ export class PdApp extends LitElement {
         </nav>
       </header>
       ${this._settings ? this.settings() : nothing}
-      <main>${this.view(project, scope)}</main>
+      <main><pd-gates></pd-gates>${this.view(project, scope)}</main>
       <pd-toast></pd-toast>
     `;
   }
@@ -201,7 +202,7 @@ export class PdApp extends LitElement {
     };
     return html`<form class="settings" @submit=${save} aria-label="notification settings">
       <fieldset><legend>Notify this device when…</legend>
-        ${MOMENTS.map((m) => html`<label><input type="checkbox" name=${m} ?checked=${chosen.has(m)} /> ${m === 'success' ? 'a task finishes' : m === 'loop_stopped' ? 'the orchestrator stops' : `a task is ${m.replace('_', ' ')}`}</label>`)}
+        ${MOMENTS.map((m) => html`<label><input type="checkbox" name=${m} ?checked=${chosen.has(m)} /> ${m === 'success' ? 'a task finishes' : m === 'loop_stopped' ? 'the orchestrator stops' : m === 'gate_requested' ? 'a gate needs me' : `a task is ${m.replace('_', ' ')}`}</label>`)}
       </fieldset>
       <button type="submit">Turn on</button>
     </form>`;
