@@ -22,6 +22,8 @@ export interface Intent {
   cwd: string;
   /** The substrate's own session id to continue (a resumed conversation). */
   resume?: string | null;
+  /** Continue `resume` under a new session id, leaving the resumed conversation as it was (a failed run then changes nothing). */
+  fork?: boolean;
   /** Built-in tools the run may use without asking. */
   tools?: string[];
   permissionMode?: string;
