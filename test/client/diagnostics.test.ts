@@ -5,6 +5,7 @@ import type { Browser } from 'playwright-core';
 import fs from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { listen, startTestApp, type TestApp } from '../helpers/app.ts';
+import { freePort } from '../helpers/process.ts';
 import { launch, open, shot } from '../helpers/browser.ts';
 import { waitFor } from '../helpers/db.ts';
 import { repoRoot } from '../helpers/process.ts';
@@ -52,5 +53,24 @@ describe('client crash reports', () => {
     await shot(page, 'phone-health');
     expect((await crashes()).length).toBe(2);
     await page.context().close();
+  });
+
+  it('an event stream that fails to reconnect 5 times in a row is reported once the server is back', async () => {
+    const port = await freePort();
+    let server = await listen(await startTestApp({}, t.db), port);
+    const { page } = await open(await browser.newContext(), `http://127.0.0.1:${port}/#/tasks`);
+    await page.locator('pd-task-list').waitFor();
+    const before = (await crashes()).length;
+    await server.close();
+    // Five failed reconnects (0.5 + 1 + 2 + 4 s of backoff): the report waits in the page.
+    await page.waitForFunction(() => (localStorage.getItem('pd.crash-reports') ?? '').includes('"kind":"stream"'), undefined, { timeout: 30_000 });
+    server = await listen(await startTestApp({}, t.db), port);
+    const rows = await waitFor(crashes, (r) => r.length > before, { timeout: 30_000, what: 'the stream failure journalled' });
+    expect(rows.slice(before).map((r) => r.payload)).toEqual([
+      expect.objectContaining({ kind: 'stream', attempts: 5, view: '#/tasks', message: expect.stringContaining('failed to reconnect 5 times in a row') }),
+    ]);
+    await page.waitForFunction(() => localStorage.getItem('pd.crash-reports') === null);
+    await page.context().close();
+    await server.close();
   });
 });
