@@ -66,7 +66,7 @@ async function submitOnA(h: Hosts): Promise<{ taskId: string; a: Started; b: Sta
 
 describe('two hosts on one Postgres', () => {
   it('host B never starts a duplicate of host A\'s worker; A\'s runner, restarted, re-adopts it with no line lost', async () => {
-    const h = await hosts(600, 3000); // 15 s of lines; A comes back long before the timeout
+    const h = await hosts(600, 8000); // 40 s of lines; A comes back long before the timeout
     const { taskId, a } = await submitOnA(h);
     const [s] = await workerSessions(h.db, taskId);
     expect(s!.host).toBe('host-a');
@@ -110,7 +110,7 @@ describe('two hosts on one Postgres', () => {
     const rows = await h.db.sql<{ line_no: number }[]>`
       select line_no from dispatch.events where session_id = ${s!.id} and line_no is not null order by seq`;
     const spooled = fs.readFileSync(s!.spool_path, 'utf8').split('\n').filter(Boolean);
-    expect(spooled).toHaveLength(3002);
+    expect(spooled).toHaveLength(8002);
     expect(rows.map((r) => r.line_no)).toEqual(spooled.map((_, i) => i));
     const [lost] = await h.db.sql<{ n: number }[]>`select count(*)::int as n from dispatch.events where event_type = 'session.lost'`;
     expect(lost!.n).toBe(0);
