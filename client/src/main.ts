@@ -1,6 +1,9 @@
 // Entry point: registers the elements (<pd-app> in index.html does the rest) and the service worker.
+import { installCrashReporter } from './crash-reporter.ts';
 import './components/pd-app.ts';
 import { shareTokenWithServiceWorker } from './gates-state.ts';
+
+installCrashReporter();
 
 if ('serviceWorker' in navigator) {
   const hadController = !!navigator.serviceWorker.controller;

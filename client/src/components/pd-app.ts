@@ -10,6 +10,7 @@ import { enablePush, MOMENTS, savedMoments, type Moment } from '../push.ts';
 import { BAD, store, type StatusChange } from '../store.ts';
 import './pd-activity.ts';
 import './pd-chat.ts';
+import './pd-diagnostics.ts';
 import './pd-gates.ts';
 import './pd-glance.ts';
 import './pd-task-detail.ts';
@@ -19,13 +20,14 @@ import './pd-toast.ts';
 import './pd-working-set.ts';
 import type { PdToast } from './pd-toast.ts';
 
-type View = 'tasks' | 'chat' | 'activity' | 'working-set' | 'timeline';
+type View = 'tasks' | 'chat' | 'activity' | 'working-set' | 'timeline' | 'health';
 const VIEWS: [View, string][] = [
   ['tasks', 'Tasks'],
   ['chat', 'Chat'],
   ['activity', 'Activity'],
   ['working-set', 'Working set'],
   ['timeline', 'Timeline'],
+  ['health', 'Health'],
 ];
 const THEMES = ['auto', 'light', 'dark'] as const;
 
@@ -181,6 +183,8 @@ export class PdApp extends LitElement {
         return html`<pd-working-set .project=${project}></pd-working-set>`;
       case 'timeline':
         return html`<pd-timeline .project=${scope}></pd-timeline>`;
+      case 'health':
+        return html`<pd-diagnostics></pd-diagnostics>`;
       default:
         return html`<pd-task-list .project=${scope}></pd-task-list>`;
     }

@@ -168,6 +168,14 @@ const cases: Case[] = [
     ],
   },
   {
+    name: 'quota state', zod: S.zod.QuotaStateSchema, valibot: S.valibot.QuotaStateSchema,
+    accepted: [
+      { limited: true, until: at, reason: 'rate limited (429)', session_id: session.id, updated_at: at, waiting_tasks: 3 },
+      { limited: false, until: null, reason: null, session_id: null, updated_at: at, waiting_tasks: 0 },
+    ],
+    rejected: [{ limited: 'yes', until: null, reason: null, session_id: null, updated_at: at, waiting_tasks: 0 }, { limited: false }],
+  },
+  {
     name: 'task usage', zod: S.zod.TaskUsageSchema, valibot: S.valibot.TaskUsageSchema,
     accepted: [
       { task_id: task.id, total: totals, by_role: [{ key: 'worker', ...totals }, { key: 'orchestrator', ...totals, sessions: 0 }], by_model: [{ key: 'claude-opus-4-8', ...totals }] },

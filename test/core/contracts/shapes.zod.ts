@@ -10,6 +10,6 @@ export { StateSchema } from '../../../core/contracts/state.ts';
 export { StatusRowSchema } from '../../../core/contracts/status.ts';
 export { TaskDetailSchema, TaskSchema } from '../../../core/contracts/task.ts';
 export { TrellisViewSchema } from '../../../core/contracts/trellis.ts';
-export { BudgetStateSchema, TaskUsageSchema, UsageReportSchema, UsageSchema } from '../../../core/contracts/usage.ts';
+export { BudgetStateSchema, QuotaStateSchema, TaskUsageSchema, UsageReportSchema, UsageSchema } from '../../../core/contracts/usage.ts';
 export { WorkingSetSchema } from '../../../core/contracts/working-set.ts';
 export { ChangeSchema, DecisionSchema, WorkspaceListSchema, WorkspaceSchema } from '../../../core/contracts/workspace.ts';

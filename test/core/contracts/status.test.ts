@@ -28,10 +28,10 @@ describe('statuses', () => {
     expect(rows.filter((r) => r.clean).map((r) => r.name)).toEqual(['success']);
   });
 
-  it('a device may subscribe to the notifying statuses, the loop stopping and the daily budget reached, nothing else', async () => {
+  it('a device may subscribe to the notifying statuses, the loop stopping, the daily budget reached and a gate opening, nothing else', async () => {
     const [row] = await sql<{ m: string[] }[]>`select dispatch.push_moments() as m`;
     const notifying = await sql<{ name: string }[]>`select name from dispatch.statuses where notifies order by name`;
-    expect(row!.m).toEqual([...notifying.map((n) => n.name), 'loop_stopped', 'budget_reached']);
+    expect(row!.m).toEqual([...notifying.map((n) => n.name), 'loop_stopped', 'budget_reached', 'gate_requested']);
   });
 });
 

@@ -60,6 +60,7 @@ export type ContractTypesAgree = [
   Check<Equal<Z<typeof Su.UsageReportSchema>, V<typeof Cu.UsageReportSchema>>>,
   Check<Equal<Z<typeof Su.TaskUsageSchema>, V<typeof Cu.TaskUsageSchema>>>,
   Check<Equal<Z<typeof Su.BudgetStateSchema>, V<typeof Cu.BudgetStateSchema>>>,
+  Check<Equal<Z<typeof Su.QuotaStateSchema>, V<typeof Cu.QuotaStateSchema>>>,
   Check<Same<Z<typeof Sw.WorkingSetSchema>, V<typeof Cw.WorkingSetSchema>>>,
   Check<Same<Z<typeof Sst.StateSchema>, V<typeof Cst.StateSchema>>>,
   Check<Equal<Z<typeof Sws.ChangeSchema>, V<typeof Cws.ChangeSchema>>>,
