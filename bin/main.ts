@@ -25,7 +25,7 @@ try {
     if (stopping) return;
     stopping = true;
     log.info(`shutting down (${why})`);
-    void dispatch.stop().then(() => process.exit(0));
+    void dispatch.stop(why).then(() => process.exit(0));
   };
   process.on('SIGINT', () => shutdown('SIGINT'));
   process.on('SIGTERM', () => shutdown('SIGTERM'));

@@ -11,13 +11,15 @@ import { migrateAll } from '../core/db/migrate.ts';
 import { openDatabase } from '../core/db/open.ts';
 import type { Logger } from '../core/log.ts';
 import { JournalHub } from '../functions/stream/hub.ts';
+import { instanceName, journalStart, journalStop, type Started } from '../core/server-lifecycle.ts';
 
 export type Mode = 'all' | 'serve' | 'work';
 
 export interface Dispatch {
   sql: Sql;
   url: string | null;
-  stop(): Promise<void>;
+  /** Stops it; `reason` goes into the server.stopped event (e.g. SIGTERM). */
+  stop(reason?: string): Promise<void>;
 }
 
 export async function startDispatch(config: Config, log: Logger, mode: Mode, childEnv?: NodeJS.ProcessEnv): Promise<Dispatch> {
@@ -26,9 +28,10 @@ export async function startDispatch(config: Config, log: Logger, mode: Mode, chi
   let server: ReturnType<typeof serve> | undefined;
   let runner: StartedRunner | undefined;
   let hub: JournalHub | undefined;
+  let started: Started | undefined;
 
   let stopping: Promise<void> | undefined;
-  const stop = () =>
+  const stop = (reason = 'stop') =>
     (stopping ??= (async () => {
       await hub?.stop(); // ends every SSE stream, so the server can close
       await new Promise<void>((r) => {
@@ -37,6 +40,8 @@ export async function startDispatch(config: Config, log: Logger, mode: Mode, chi
         setTimeout(() => (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.(), 2000).unref();
       });
       await runner?.stop().catch((e: Error) => log.warn(`runner stop: ${e.message}`));
+      // Last write: a start that finds no server.stopped for its predecessor counts an unclean stop.
+      if (started) await journalStop(sql, started, reason).catch((e: Error) => log.warn(`journal the clean stop: ${e.message}`));
       await sql.end({ timeout: 5 });
       await db.close();
     })());
@@ -44,6 +49,10 @@ export async function startDispatch(config: Config, log: Logger, mode: Mode, chi
   try {
     await migrateAll(sql, db.url, (l) => log.info(l));
     await ensureVapid(sql); // Web Push keys, made once and kept in the database
+    started = await journalStart(sql, instanceName(config, mode), mode);
+    if (started.previous?.stop === 'unclean') {
+      log.warn(`the previous run (pid ${started.previous.pid ?? '?'}, started ${started.previous.started_at}) did not stop cleanly: counted as an unclean stop`);
+    }
     if (mode !== 'serve') runner = await startRunner({ url: db.url, sql, config, log, childEnv });
     if (mode === 'work') return { sql, url: null, stop };
     hub = new JournalHub(sql, log);

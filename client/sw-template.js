@@ -1,6 +1,7 @@
 // petal-dispatch service worker (generated at build from client/sw-template.js): caches the app
 // shell, serves an offline page when the server is unreachable, never caches /api or the stream,
-// shows pushed notifications and opens the right task when one is tapped.
+// shows pushed notifications and opens the right task when one is tapped; a gate's notification
+// decides it from the lock screen (its Approve and Deny actions post the decision).
 const VERSION = '__VERSION__';
 const SHELL = __SHELL__;
 const CACHE = `pd-shell-${VERSION}`;
@@ -48,13 +49,60 @@ self.addEventListener('push', (event) => {
       tag: data.tag,
       icon: '/icons/icon-192.png',
       badge: '/icons/icon-192.png',
-      data: { url: data.url || '/', task_id: data.task_id || null },
+      data: Object.assign({ url: data.url || '/', task_id: data.task_id || null }, data.gate_id ? { gate_id: data.gate_id } : {}),
+      actions: Array.isArray(data.actions) ? data.actions.slice(0, 2) : undefined,
+      requireInteraction: !!data.gate_id,
     }),
   );
 });
 
+// The page hands over its API token (the service worker has no localStorage), kept in a cache entry.
+const AUTH_CACHE = 'pd-auth';
+const TOKEN_URL = '/__pd/token';
+self.addEventListener('message', (event) => {
+  const m = event.data || {};
+  if (m.type !== 'pd-token') return;
+  event.waitUntil(
+    m.token ? caches.open(AUTH_CACHE).then((c) => c.put(TOKEN_URL, new Response(m.token))) : caches.delete(AUTH_CACHE),
+  );
+});
+
+async function savedToken() {
+  const hit = await (await caches.open(AUTH_CACHE)).match(TOKEN_URL);
+  return hit ? hit.text() : null;
+}
+
+/** Posts a gate decision; true when it was recorded (or someone decided first). */
+async function decideGate(gateId, decision) {
+  const token = await savedToken();
+  const headers = { 'content-type': 'application/json' };
+  if (token) headers.authorization = `Bearer ${token}`;
+  try {
+    const res = await fetch(`/api/gates/${encodeURIComponent(gateId)}/decision`, {
+      method: 'POST',
+      headers,
+      credentials: 'same-origin',
+      body: JSON.stringify({ decision, via: 'push' }),
+    });
+    return res.ok || res.status === 409;
+  } catch (e) {
+    return false;
+  }
+}
+
 self.addEventListener('notificationclick', (event) => {
   event.notification.close();
+  const gateId = event.notification.data && event.notification.data.gate_id;
+  if (gateId && (event.action === 'approve' || event.action === 'deny')) {
+    // Decided from the lock screen; if it cannot be recorded, open the app where the gate waits.
+    const decision = event.action;
+    event.waitUntil(
+      decideGate(gateId, decision).then((ok) =>
+        ok ? undefined : self.clients.openWindow(new URL((event.notification.data && event.notification.data.url) || '/', self.location.origin).href),
+      ),
+    );
+    return;
+  }
   const target = new URL((event.notification.data && event.notification.data.url) || '/', self.location.origin).href;
   event.waitUntil(
     self.clients.matchAll({ type: 'window', includeUncontrolled: true }).then((wins) => {

@@ -58,6 +58,8 @@ function precompress(): Plugin {
 
 export default defineConfig({
   plugins: [serviceWorker(), precompress()],
+  // The app version a crash report carries (client/src/crash-reporter.ts).
+  define: { __APP_VERSION__: JSON.stringify((JSON.parse(fs.readFileSync(`${here}/../package.json`, 'utf8')) as { version: string }).version) },
   root: here,
   base: '/',
   build: { outDir: 'dist', emptyOutDir: true, target: 'es2022', sourcemap: false },

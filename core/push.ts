@@ -28,6 +28,9 @@ export interface PushMessage {
   url: string;
   task_id: string | null;
   status: string;
+  /** A gate waiting for a decision: the notification offers Approve and Deny. */
+  gate_id?: string;
+  actions?: { action: string; title: string }[];
 }
 
 export interface Subscription {

@@ -11,6 +11,7 @@ import { mcpRoutes } from './mcp.ts';
 import { auth } from './middleware/auth.ts';
 import { hostCheck } from './middleware/host-check.ts';
 import { jsonOnly } from './middleware/json-only.ts';
+import { diagnosticsRoutes } from './routes/diagnostics.ts';
 import { eventRoutes } from './routes/events.ts';
 import { gateHookRoutes, gateRoutes } from './routes/gates.ts';
 import { handoffRoutes } from './routes/handoffs.ts';
@@ -37,10 +38,11 @@ export function buildApp(deps: Deps) {
   });
   // A read that met a pooled connection a Postgres restart killed is answered by a second try
   // (below); only idempotent methods qualify, a write answers 503 with Retry-After.
-  const retryable = new WeakSet<Response>();
+  // Keyed by the request, not the answer: a middleware (compress, headers) may hand back a new Response object.
+  const retryable = new WeakSet<Request>();
   app.onError((err, c) => {
     const res = renderError(err, c, (e) => deps.log.error(`unhandled: ${(e as Error)?.stack ?? String(e)}`));
-    if (isConnectionLoss(err) && IDEMPOTENT.has(c.req.method)) retryable.add(res);
+    if (isConnectionLoss(err) && IDEMPOTENT.has(c.req.method)) retryable.add(c.req.raw);
     return res;
   });
   app.notFound((c) => c.json({ error: { code: 'not_found', message: `no route for ${c.req.method} ${c.req.path}` } }, 404));
@@ -73,6 +75,7 @@ export function buildApp(deps: Deps) {
   app.route('/api', handoffRoutes());
   app.route('/api', stateRoutes());
   app.route('/api', trellisRoutes());
+  app.route('/api', diagnosticsRoutes());
   app.route('/api', pushRoutes());
   app.route('/api', gateRoutes());
   app.route('/', gateHookRoutes());
@@ -90,7 +93,7 @@ export function buildApp(deps: Deps) {
   const fetchOnce = app.fetch;
   app.fetch = async function fetchRetryingReads(request, env, ctx) {
     const first = await fetchOnce(request, env, ctx);
-    if (!retryable.has(first)) return first;
+    if (!retryable.has(request)) return first;
     deps.log.info(`${request.method} ${new URL(request.url).pathname}: database connection lost; trying once more on a fresh one`);
     // Not the pool: after a restart its other idle connections are as dead as the first, and it
     // learns so one query at a time. A client of its own connects anew (and closes when idle).

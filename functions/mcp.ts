@@ -94,7 +94,8 @@ export function buildMcpServer(deps: Deps, scope: McpScope): McpServer {
     {
       description:
         'Start a one-shot worker on a brief with a named approach. Refused when a prior handoff ruled the approach out; ' +
-        'override_reason overrides the refusal (journalled).',
+        'with override_reason the spawn waits for a person to approve the override (a gate). In interactive mode every ' +
+        'spawn waits for the person.',
       inputSchema: {
         brief: z.string().min(1).max(100_000),
         approach: z.string().min(1).max(2000),
@@ -104,27 +105,38 @@ export function buildMcpServer(deps: Deps, scope: McpScope): McpServer {
     },
     async ({ brief, approach, plan_ref, override_reason }) => {
       const matches = await ruledOut(approach);
+      const ruled = matches.map((m) => ({ approach: m.ruled_out_approach, reason: m.reason, handoff_id: m.handoff_id, similarity: m.similarity }));
       if (matches.length && !override_reason) {
         await sql`select dispatch.refuse_spawn(${scope.projectId}, ${scope.sessionId}, ${approach}, ${brief}, ${JSON.stringify(matches)}::text::jsonb)`;
-        return text(
-          {
-            refused: true,
-            reason: 'a prior handoff ruled this approach out',
-            ruled_out: matches.map((m) => ({ approach: m.ruled_out_approach, reason: m.reason, handoff_id: m.handoff_id, similarity: m.similarity })),
-          },
-          true,
-        );
+        return text({ refused: true, reason: 'a prior handoff ruled this approach out', ruled_out: ruled }, true);
       }
-      const id = await sql.begin(async (tx) => {
-        if (matches.length) {
-          await tx`select dispatch.override_spawn(${scope.projectId}, ${scope.sessionId}, ${approach}, ${override_reason!},
-                                                  ${JSON.stringify(matches)}::text::jsonb)`;
-        }
-        const [t] = await tx<{ id: string }[]>`
-          select dispatch.submit_task(${scope.projectId}, ${brief}, ${approach}, null, ${plan_ref ?? null}, ${scope.sessionId}) as id`;
-        return t!.id;
-      });
-      return text({ spawned: true, task_id: id, approach });
+      const [p] = await sql<{ mode: string | null }[]>`select config->>'mode' as mode from dispatch.projects where id = ${scope.projectId}`;
+      // A rule-out is never lifted by the model alone (SC-8), and in interactive mode the person
+      // approves each worker: both become a gate the person decides.
+      if (matches.length || p?.mode === 'interactive') {
+        const [category, reason, details] = matches.length
+          ? ['ruled_out_override', `a prior handoff ruled this approach out; the orchestrator asks to override: ${override_reason}`,
+             { override_reason, ruled_out: ruled }]
+          : ['interactive_spawn', 'interactive mode: the person approves each worker', {}];
+        const g = await sql.begin(async (tx) => {
+          if (matches.length) {
+            await tx`select dispatch.override_spawn(${scope.projectId}, ${scope.sessionId}, ${approach}, ${override_reason!},
+                                                    ${JSON.stringify(matches)}::text::jsonb)`;
+          }
+          const [r] = await tx<{ g: { task_id: string; gate_id: string } }[]>`
+            select dispatch.gate_spawn(${scope.projectId}, ${scope.sessionId}, ${brief}, ${approach}, ${plan_ref ?? null},
+                                       ${category}, ${reason}, ${JSON.stringify(details)}::text::jsonb) as g`;
+          return r!.g;
+        });
+        return text({
+          spawned: false, gated: true, task_id: g.task_id, gate_id: g.gate_id, approach,
+          reason: `${reason}. The task waits for the person's decision; its outcome comes back at a later turn.`,
+          ...(matches.length ? { ruled_out: ruled } : {}),
+        });
+      }
+      const [t] = await sql<{ id: string }[]>`
+        select dispatch.submit_task(${scope.projectId}, ${brief}, ${approach}, null, ${plan_ref ?? null}, ${scope.sessionId}) as id`;
+      return text({ spawned: true, task_id: t!.id, approach });
     },
   );
   registerTrellisTools(server, deps);

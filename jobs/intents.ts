@@ -51,6 +51,7 @@ export function orchestratorIntent(
     prompt: turn.prompt,
     cwd,
     resume: turn.resume,
+    fork: true, // each turn continues the last good one; a failed turn leaves it untouched
     tools: pc.orchestrator_tools ?? [],
     permissionMode: pc.permission_mode,
     model: pc.model,

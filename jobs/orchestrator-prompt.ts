@@ -9,7 +9,17 @@ export type TrellisAtTurn = { available: true; live_thread: TrellisThread | null
 export const turnInputSchema = z.object({
   session_id: z.string().uuid(),
   input_seq: z.number(),
-  messages: z.array(z.object({ message_id: z.string(), event_id: z.string(), seq: z.number(), text: z.string(), created_at: z.string() })),
+  messages: z.array(
+    z.object({
+      message_id: z.string(),
+      event_id: z.string(),
+      seq: z.number(),
+      text: z.string(),
+      created_at: z.string(),
+      /** Earlier turns that were given this message and failed (each gave it back). */
+      failed_turns: z.number().int().min(0).default(0),
+    }),
+  ),
   handoffs: z.array(z.object({ handoff_id: z.string(), task_id: z.string().nullable(), seq: z.number(), fields: z.record(z.string(), z.unknown()) })),
   not_clean: z.array(
     z.object({
@@ -80,7 +90,13 @@ export function orchestratorPrompt(
   if (input.focus) parts.push(`Current focus: ${JSON.stringify({ thread_id: input.focus.thread_id, task_id: input.focus.task_id })}`);
   if (input.messages.length) {
     parts.push('', 'Messages from the user, in order:');
-    for (const m of input.messages) parts.push(`<user_message id="${m.message_id}">`, m.text, '</user_message>');
+    for (const m of input.messages) {
+      const again = m.failed_turns ? ` given_before="${m.failed_turns}"` : '';
+      parts.push(`<user_message id="${m.message_id}"${again}>`, m.text, '</user_message>');
+    }
+    if (input.messages.some((m) => m.failed_turns)) {
+      parts.push('A message marked given_before reached an earlier turn that failed before it was acted on; act on it now, once.');
+    }
   }
   if (input.handoffs.length) {
     parts.push('', 'Handoffs that arrived since your last turn:');

@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { Sql } from '../core/db/client.ts';
 import type { Logger } from '../core/log.ts';
 import { isAlive, killGroup, runsSession, SESSION_ENV, spawnGroup, whenGone } from '../core/process.ts';
-import { sessionAdopted, sessionExited, sessionResumed, sessionStalled, sessionStarted, StatusWrites } from './session/lifecycle.ts';
+import { rateLimited, sessionAdopted, sessionExited, sessionResumed, sessionStalled, sessionStarted, StatusWrites } from './session/lifecycle.ts';
 import { LinePipeline } from './session/line-pipeline.ts';
 import { Watchdog } from './session/watchdog.ts';
 import { emptyFacts, type Derived, type ExitFacts, type Intent, type StreamFacts, type Substrate } from './substrate/port.ts';
@@ -176,6 +176,7 @@ async function follow(
     onOutput: () => watchdog.output(),
     onResultSeen: () => watchdog.resultArrived(),
     onRetry: (e, n) => ctx.log.warn(`journal write for ${spec.sessionId} failed (attempt ${n}), retrying: ${(e as Error).message}`),
+    onRateLimit: (f) => status.queue(() => rateLimited(ctx.sql, spec.sessionId, f)),
   });
   const live: LiveSession = { sessionId: spec.sessionId, taskId: spec.taskId, terminate: (reason) => watchdog.terminate(reason) };
   ctx.live.set(spec.sessionId, live);

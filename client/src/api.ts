@@ -13,6 +13,8 @@ export function authHeaders(): Record<string, string> {
 export function setToken(token: string | null): void {
   if (token) localStorage.setItem(TOKEN_KEY, token);
   else localStorage.removeItem(TOKEN_KEY);
+  // The service worker (gate decisions from a notification) holds its own copy.
+  void navigator.serviceWorker?.ready.then((reg) => reg.active?.postMessage({ type: 'pd-token', token })).catch(() => {});
 }
 
 export class ApiError extends Error {

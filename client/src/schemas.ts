@@ -3,6 +3,7 @@
 // kept in step with the server's by test/core/contracts.
 export { ErrorBody as ErrorSchema } from '../../core/contracts/common.valibot.ts';
 export { EventSchema as EventRowSchema, EventSummarySchema, type EventRow, type EventSummary } from '../../core/contracts/event.valibot.ts';
+export { GateListSchema, GateSchema, type Gate } from '../../core/contracts/gate.valibot.ts';
 export { FocusSchema, type Focus } from '../../core/contracts/focus.valibot.ts';
 export { MessageSchema as PendingMessageSchema, type Message } from '../../core/contracts/message.valibot.ts';
 export { ProjectSchema, type Project } from '../../core/contracts/project.valibot.ts';

@@ -251,7 +251,7 @@ export class Store extends EventTarget {
     try {
       const turns = [...this.model.sessions.values()].filter((s) => s.project_id === project && s.role === 'orchestrator').slice(0, 5);
       await Promise.all([
-        this.page(`project=${project}&type=user_message,user_message.delivered,task.submitted,spawn.refused&before=${top}&limit=200`, gen),
+        this.page(`project=${project}&type=user_message,user_message.delivered,user_message.returned,task.submitted,spawn.refused&before=${top}&limit=200`, gen),
         ...turns.map((s) => this.page(`session=${s.id}&type=claude.assistant&before=${top}&limit=50`, gen)),
       ]);
     } finally {

@@ -1,5 +1,6 @@
 // The journal stream: fetch-based SSE (so it can send the token and Last-Event-ID), resuming from
 // the last seq after any disconnect — network loss, a server restart, a phone waking up.
+import { flush as flushCrashReports, reportStreamFailure, STREAM_FAILURE_LIMIT } from './crash-reporter.ts';
 import * as v from 'valibot';
 import { authHeaders } from './api.ts';
 import { EventRowSchema, type EventRow } from './schemas.ts';
@@ -45,13 +46,15 @@ export class JournalStream {
   private async loop(): Promise<void> {
     while (!this.stopped) {
       this.h.connection(this.attempt === 0 ? 'connecting' : 'reconnecting');
+      let failure = 'the stream ended';
       try {
         await this.once();
-      } catch {
-        /* dropped: retry below */
+      } catch (err) {
+        failure = (err as Error).message; /* dropped: retry below */
       }
       if (this.stopped) return;
       this.attempt++;
+      if (this.attempt === STREAM_FAILURE_LIMIT && navigator.onLine) reportStreamFailure(this.attempt, failure);
       this.h.connection(navigator.onLine ? 'reconnecting' : 'offline');
       const delay = Math.min(10_000, 500 * 2 ** Math.min(this.attempt - 1, 5));
       await new Promise<void>((r) => {
@@ -74,8 +77,10 @@ export class JournalStream {
       cache: 'no-store',
     });
     if (!res.ok || !res.body) throw new Error(`HTTP ${res.status}`);
+    const recovered = this.attempt > 0;
     this.attempt = 0;
     this.h.connection('live');
+    if (recovered) void flushCrashReports(); // reports made while the server was away
     const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
     let buf = '';
     // A silent stream (no heartbeat for 40 s) is a dead one.

@@ -70,3 +70,16 @@ export const BudgetInput = z
   .object({ per_task_usd: z.number().positive().nullable().optional(), per_day_usd: z.number().nonnegative().nullable().optional() })
   .strict()
   .openapi('BudgetInput');
+
+/** The account's quota state: rate limited until a time (for every project), and the workers waiting for it. */
+export const QuotaStateSchema = z
+  .object({
+    limited: z.boolean(),
+    until: z.string().nullable(),
+    reason: z.string().nullable(),
+    session_id: z.string().nullable(),
+    updated_at: z.string(),
+    waiting_tasks: z.number().int().nonnegative(),
+  })
+  .openapi('QuotaState');
+export type QuotaState = z.output<typeof QuotaStateSchema>;

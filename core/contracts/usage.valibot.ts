@@ -50,3 +50,13 @@ export const BudgetStateSchema = v.object({
   held_tasks: tokens,
 });
 export type BudgetState = v.InferOutput<typeof BudgetStateSchema>;
+
+export const QuotaStateSchema = v.object({
+  limited: v.boolean(),
+  until: v.nullable(v.string()),
+  reason: v.nullable(v.string()),
+  session_id: v.nullable(v.string()),
+  updated_at: v.string(),
+  waiting_tasks: tokens,
+});
+export type QuotaState = v.InferOutput<typeof QuotaStateSchema>;

@@ -20,4 +20,9 @@ export const LOCKS = {
    * merges and removals in one repository take turns across runners (jobs/workspace/lock.ts).
    */
   repoPrefix: 'dispatch.repo:',
+  /**
+   * Transaction-level, per server instance: `hashtextextended(prefix || instance, 0)`, so two
+   * starts of one instance do not both judge the same previous start (dispatch.server_started).
+   */
+  serverInstancePrefix: 'dispatch.server_instance:',
 } as const;

@@ -1,13 +1,14 @@
 // GET /api/usage: what runs cost (the CLI's own estimate), summed over a range and grouped; and
 // GET /api/tasks/:id/usage: one task's cost by session role and model. Both read dispatch.usage /
 // dispatch.task_usage, the functions psql and the operator CLI use. GET/PUT /api/projects/:id/budget:
-// a project's budget and what is left of it today.
+// a project's budget and what is left of it today. GET /api/quota: the account's rate-limit state.
 import { createRoute } from '@hono/zod-openapi';
 import { json, newRouter } from './openapi.ts';
 import { AppError } from '../errors.ts';
 import { ErrorBody } from '../../core/contracts/common.ts';
 import {
-  BudgetInput, BudgetStateSchema, TaskUsageSchema, UsageReportSchema, type BudgetState, type TaskUsage, type UsageReport,
+  BudgetInput, BudgetStateSchema, QuotaStateSchema, TaskUsageSchema, UsageReportSchema, type BudgetState, type QuotaState, type TaskUsage,
+  type UsageReport,
 } from '../../core/contracts/usage.ts';
 import { IdParam, UsageQuery } from '../schemas.ts';
 
@@ -54,6 +55,17 @@ export function usageRoutes() {
         const { sql } = c.var.deps;
         const [row] = await sql<{ r: TaskUsage }[]>`select dispatch.task_usage(${c.req.valid('param').id}) as r`;
         return c.json(row!.r, 200);
+      },
+    )
+    .openapi(
+      createRoute({
+        method: 'get',
+        path: '/quota',
+        responses: { 200: json(QuotaStateSchema, 'whether the account is rate limited, until when, and the workers waiting') },
+      }),
+      async (c) => {
+        const [row] = await c.var.deps.sql<{ q: QuotaState }[]>`select dispatch.quota_state() as q`;
+        return c.json(row!.q, 200);
       },
     )
     .openapi(

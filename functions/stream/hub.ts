@@ -90,6 +90,11 @@ export class JournalHub {
     return this.last;
   }
 
+  /** Rows held in memory for subscribers that resume. */
+  get ringSize(): number {
+    return this.ring.length;
+  }
+
   get subscriberCount(): number {
     return this.subs.size;
   }
@@ -203,6 +208,17 @@ export class JournalHub {
 
   private async fetch(): Promise<void> {
     for (;;) {
+      if (this.subs.size === 0) {
+        // Nobody listens: no rows read, no frames made. A later subscriber pages the database from
+        // its own cursor (rows up to the head are committed: commits arrive in seq order).
+        const [head] = await this.sql<{ s: number }[]>`select coalesce(max(seq), 0) as s from dispatch.events`;
+        // Someone subscribed meanwhile, from the old head: read the rows for them after all.
+        if (this.subs.size > 0) continue;
+        this.last = Math.max(this.last, head!.s);
+        this.ring = [];
+        this.ringBytes = 0;
+        return;
+      }
       const rows = await this.sql<EventRow[]>`
         select ${this.sql.unsafe(EVENT_COLUMNS)} from dispatch.events where seq > ${this.last} order by seq limit ${this.pageSize}`;
       if (rows.length === 0) return;

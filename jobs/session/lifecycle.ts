@@ -3,7 +3,7 @@
 // one transaction).
 import type { Sql } from '../../core/db/client.ts';
 import type { Logger } from '../../core/log.ts';
-import type { Derived, ExitFacts, StreamFacts } from '../substrate/port.ts';
+import type { Derived, ExitFacts, RateLimitFact, StreamFacts } from '../substrate/port.ts';
 
 export interface Started {
   pid: number;
@@ -53,6 +53,15 @@ export async function sessionExited(sql: Sql, sessionId: string, e: Exited): Pro
                                             ${e.stderrTail})`;
     if (e.facts.usage) await tx`select dispatch.record_usage(${sessionId}, ${JSON.stringify(e.facts.usage)}::text::jsonb)`;
   });
+}
+
+/**
+ * The account is rate limited: records "limited until T" for every runner (T from the line's reset
+ * time, else its retry delay, else the return policy's back-off) and journals quota.limited.
+ */
+export async function rateLimited(sql: Sql, sessionId: string, f: RateLimitFact): Promise<void> {
+  const until = f.resetsAt ?? (f.retryAfterMs !== null ? Date.now() + f.retryAfterMs : null);
+  await sql`select dispatch.rate_limited(${sessionId}, ${until === null ? null : new Date(until)}, ${f.reason})`;
 }
 
 /** Status writes of one session, one after another in the order they happened; a failure is logged, not thrown. */

@@ -5,7 +5,7 @@
 // nothing is lost; below RESUME_BACKLOG it reads again.
 import type { Sql } from '../../core/db/client.ts';
 import { JournalWriter, type SessionRef } from '../journal-writer.ts';
-import { emptyFacts, observe, type StreamFacts, type Substrate } from '../substrate/port.ts';
+import { emptyFacts, observe, type RateLimitFact, type StreamFacts, type Substrate } from '../substrate/port.ts';
 import { LineSplitter } from './line-splitter.ts';
 import { SpoolTail } from './spool-tail.ts';
 
@@ -27,6 +27,8 @@ export interface LinePipelineOptions {
   onResultSeen(): void;
   /** A journal write failed and is about to be retried. */
   onRetry(err: unknown, attempt: number): void;
+  /** A new line says the account's quota or rate limit refused a request. */
+  onRateLimit?(fact: RateLimitFact): void;
 }
 
 export class LinePipeline {
@@ -82,6 +84,7 @@ export class LinePipeline {
     observe(this.facts, classified);
     if (this.seen++ < this.o.skipLines) return; // journalled before this runner took over
     this.writer.push(line, classified);
+    if (classified.facts?.rateLimit) this.o.onRateLimit?.(classified.facts.rateLimit);
     if (this.facts.resultSeen) this.o.onResultSeen();
   }
 

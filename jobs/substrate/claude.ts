@@ -29,7 +29,7 @@ export function claudeArgs(intent: Omit<Intent, 'role' | 'cwd'>): string[] {
   // A resumed run may have no new prompt: it continues where it stopped (a deferred tool call).
   const args = intent.prompt ? ['-p', intent.prompt] : ['--print'];
   args.push('--output-format', 'stream-json', '--verbose');
-  if (intent.resume) args.push('--resume', intent.resume);
+  if (intent.resume) args.push('--resume', intent.resume, ...(intent.fork ? ['--fork-session'] : []));
   const servers = Object.entries(intent.mcpServers ?? {});
   const tools = [...servers.flatMap(([name, s]) => s.tools.map((t) => mcpToolName(name, t))), ...(intent.tools ?? [])];
   if (tools.length) args.push('--allowedTools', tools.join(','));

@@ -22,6 +22,8 @@ export interface Intent {
   cwd: string;
   /** The substrate's own session id to continue (a resumed conversation). */
   resume?: string | null;
+  /** Continue `resume` under a new session id, leaving the resumed conversation as it was (a failed run then changes nothing). */
+  fork?: boolean;
   /** Built-in tools the run may use without asking. */
   tools?: string[];
   permissionMode?: string;
@@ -86,12 +88,21 @@ export interface RunUsage extends Usage {
   by_model: ModelUsage[];
 }
 
+/** A rate limit or quota signal: when it resets (epoch ms) or how long to wait, if the line says. */
+export interface RateLimitFact {
+  resetsAt: number | null;
+  retryAfterMs: number | null;
+  reason: string;
+}
+
 /** What one line tells the supervisor about how the run is going. */
 export interface LineFacts {
   /** The substrate's own session id (forensic; the next turn resumes it). */
   substrateSessionId?: string;
   /** The substrate is retrying an API call. */
   retry?: { status: number | null; error: string | null };
+  /** The account's quota or rate limit stopped a request: until when, as well as the line says. */
+  rateLimit?: RateLimitFact;
   /** The run's final result. */
   result?: { isError: boolean; kind: string | null; text: string | null; errorStatus: number | null; usage: RunUsage | null; deferred?: DeferredCall | null };
 }

@@ -4,7 +4,7 @@
 // substrate's own ids (session_id, message.id, uuid) stay inside the payload.
 import { clipText } from '../../core/contracts/vocabulary.ts';
 import type { EventSummary } from '../../core/contracts/event.ts';
-import type { ClassifiedLine, DeferredCall, LineFacts, ModelUsage, ResultReading, RunUsage } from './port.ts';
+import type { ClassifiedLine, DeferredCall, LineFacts, ModelUsage, RateLimitFact, ResultReading, RunUsage } from './port.ts';
 
 export const OVERSIZED_BYTES = 1024 * 1024;
 export const RESULT_EVENT_TYPE = 'claude.result';
@@ -96,14 +96,33 @@ function classifyObject(obj: Obj, payloadJson: string): ClassifiedLine {
         const retry = { status: num(obj.error_status), error: str(obj.error) };
         const why = [retry.status, retry.error].filter((x) => x !== null).join(' ');
         const attempt = `attempt ${String(obj.attempt ?? '?')}/${String(obj.max_retries ?? '?')}`;
+        const limited = retry.status === 429 || retry.error === 'rate_limit';
+        const rateLimit: RateLimitFact | undefined = limited
+          ? { resetsAt: null, retryAfterMs: num(obj.retry_delay_ms), reason: `rate limited (429, ${attempt})` }
+          : undefined;
         return {
           eventType: 'claude.api_retry',
           payloadJson,
           summaryJson: summary({ kind: 'retry', text: why ? `${attempt}: ${why}` : attempt, is_error: true }),
-          facts: { ...facts, retry },
+          facts: { ...facts, retry, ...(rateLimit ? { rateLimit } : {}) },
         };
       }
       return { eventType: 'claude.system', payloadJson, summaryJson: summary({ kind: 'system', ...textOf(str(obj.subtype)) }), facts };
+    }
+    case 'rate_limit_event': {
+      // The account's quota window changed; `rejected` means requests are refused until resetsAt.
+      const info = (obj.rate_limit_info ?? {}) as Obj;
+      const status = str(info.status) ?? 'unknown';
+      const resetsAt = typeof info.resetsAt === 'number' ? info.resetsAt * 1000 : null;
+      const kind = str(info.rateLimitType);
+      const text = `rate limit ${status}${kind ? ` (${kind})` : ''}${resetsAt ? `, resets ${new Date(resetsAt).toISOString()}` : ''}`;
+      const facts = sessionFacts(obj);
+      return {
+        eventType: 'claude.rate_limit',
+        payloadJson,
+        summaryJson: summary({ kind: 'system', text, ...(status === 'rejected' ? { is_error: true } : {}) }),
+        facts: status === 'rejected' ? { ...facts, rateLimit: { resetsAt, retryAfterMs: null, reason: text } } : facts,
+      };
     }
     case 'result': {
       const result = {
@@ -118,12 +137,45 @@ function classifyObject(obj: Obj, payloadJson: string): ClassifiedLine {
         eventType: RESULT_EVENT_TYPE,
         payloadJson,
         summaryJson: summary({ kind: 'result', ...textOf(result.text ?? result.kind ?? ''), is_error: result.isError }),
-        facts: { ...sessionFacts(obj), result },
+        facts: { ...sessionFacts(obj), result, ...resultRateLimit(result) },
       };
     }
     default:
       return { eventType: 'claude.unknown', payloadJson, summaryJson: UNKNOWN_SUMMARY, facts: null };
   }
+}
+
+const LIMIT_RESULT = /usage limit|rate[ _-]?limit|hit your .*limit|limit reached|too many requests/i;
+
+/** A result refused for quota: 429, or a usage-limit text, with its reset time when the text gives one. */
+function resultRateLimit(r: { isError: boolean; text: string | null; errorStatus: number | null }): { rateLimit?: RateLimitFact } {
+  if (!r.isError) return {};
+  const text = r.text ?? '';
+  if (r.errorStatus !== 429 && !LIMIT_RESULT.test(text)) return {};
+  return { rateLimit: { resetsAt: resetTime(text, Date.now()), retryAfterMs: null, reason: oneLine(text || 'rate limited (429)', 200) } };
+}
+
+/**
+ * When a usage-limit text says the limit resets, in epoch ms: "…|1767225600" (epoch seconds),
+ * an ISO time, or "resets 3pm" / "resets 2:30pm" / "resets 14:05" (the next such local time).
+ */
+export function resetTime(text: string, now: number): number | null {
+  const epoch = /\|(\d{10})\b/.exec(text);
+  if (epoch) return Number(epoch[1]) * 1000;
+  const iso = /\b(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2}))/.exec(text);
+  if (iso && !Number.isNaN(Date.parse(iso[1]!))) return Date.parse(iso[1]!);
+  const clock = /resets?(?: at| in)?\s+(\d{1,2})(?::(\d{2}))?\s*(am|pm)?\b/i.exec(text);
+  if (!clock || (!clock[2] && !clock[3])) return null;
+  let h = Number(clock[1]);
+  const m = Number(clock[2] ?? 0);
+  const ampm = clock[3]?.toLowerCase();
+  if (ampm === 'pm' && h < 12) h += 12;
+  if (ampm === 'am' && h === 12) h = 0;
+  if (h > 23 || m > 59) return null;
+  const t = new Date(now);
+  t.setHours(h, m, 0, 0);
+  if (t.getTime() <= now) t.setDate(t.getDate() + 1);
+  return t.getTime();
 }
 
 function assistantSummary(obj: Obj): EventSummary {

@@ -12,8 +12,12 @@ interface Row {
   event_type: string;
   project_id: string | null;
   task_id: string | null;
-  payload: { status?: string; reason?: string; stop?: { where: string; why: string }; per_day_usd?: number; spent_usd?: number };
+  payload: {
+    status?: string; reason?: string; stop?: { where: string; why: string }; per_day_usd?: number; spent_usd?: number;
+    gate_id?: string; tool?: string; subject?: string | null; category?: string; kind?: string;
+  };
   brief: string | null;
+  project_name?: string | null;
 }
 
 export function message(e: Row, eventId: string): PushMessage | null {
@@ -27,6 +31,21 @@ export function message(e: Row, eventId: string): PushMessage | null {
       url: `/#/task/${e.task_id}`,
       task_id: e.task_id,
       status,
+    };
+  }
+  if (e.event_type === 'gate.requested' && e.payload.gate_id) {
+    // What will run, where, and why it waits: enough to decide from the lock screen.
+    const what = e.payload.kind === 'spawn' ? 'Start a worker' : (e.payload.tool ?? 'Tool call');
+    return {
+      title: `Approve? ${what}: ${(e.payload.subject ?? '').split('\n')[0]!.slice(0, 80)}`,
+      body: [`${e.payload.category ?? 'gate'}: ${e.payload.reason ?? ''}`, e.brief ? `Task: ${e.brief.slice(0, 100)}` : null,
+             e.project_name ? `Project: ${e.project_name}` : null].filter(Boolean).join('\n'),
+      tag: `gate:${e.payload.gate_id}`,
+      url: e.task_id ? `/#/task/${e.task_id}` : '/#/tasks',
+      task_id: e.task_id,
+      status: 'gate_requested',
+      gate_id: e.payload.gate_id,
+      actions: [{ action: 'approve', title: 'Approve' }, { action: 'deny', title: 'Deny' }],
     };
   }
   if (e.event_type === 'budget.reached') {
@@ -56,8 +75,9 @@ export function pushNotify(ctx: JobContext): Task {
   return async (raw) => {
     const { event_id } = payload.parse(raw);
     const [e] = await ctx.sql<Row[]>`
-      select e.event_type, e.project_id, e.task_id, e.payload, t.brief
-        from dispatch.events e left join dispatch.tasks t on t.id = e.task_id where e.event_id = ${event_id}`;
+      select e.event_type, e.project_id, e.task_id, e.payload, t.brief, p.name as project_name
+        from dispatch.events e left join dispatch.tasks t on t.id = e.task_id
+        left join dispatch.projects p on p.id = e.project_id where e.event_id = ${event_id}`;
     if (!e) return;
     const msg = message(e, event_id);
     if (!msg) return;

@@ -23,6 +23,9 @@ export function spawnWorker(ctx: JobContext): Task {
       return;
     }
     if (!previous) {
+      // The account is rate limited: the task waits queued and its worker starts at the reset time.
+      const [wait] = await ctx.sql<{ until: Date | null }[]>`select dispatch.wait_for_quota(${task_id}) as until`;
+      if (wait!.until) return;
       // The project's daily budget is spent: the task waits as held until it is raised or the day ends.
       const [hold] = await ctx.sql<{ held: boolean }[]>`select dispatch.hold_for_budget(${task_id}) as held`;
       if (hold!.held) return;

@@ -42,7 +42,10 @@ export function validateHandoffJob(ctx: JobContext): Task {
                 ${tx.json(verdict.handoff as Record<string, never>)})
         returning event_id`;
       await tx`select set_config('dispatch.handoff_gate', '', true)`;
-      await tx`select dispatch.set_task_status(${task_id}, 'success', 'handoff validated',
+      // The handoff itself may say the work is incomplete: the task ends partial, with its handoff.
+      const partial = (verdict.handoff as { status?: unknown }).status === 'partial';
+      await tx`select dispatch.set_task_status(${task_id}, ${partial ? 'partial' : 'success'},
+                 ${partial ? 'handoff validated; it says the work is partial' : 'handoff validated'},
                  ${tx.json({ handoff_id: h!.event_id })})`;
       await tx`select dispatch.after_handoff(${task_id})`;
     });

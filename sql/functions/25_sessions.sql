@@ -140,6 +140,10 @@ begin
                                'duration_ms', session_exited.duration_ms, 'lines', session_exited.lines,
                                'claude_session_id', session_exited.substrate_session_id))
     returning event_id into ev;
+  -- A turn that did not end clean did not take in the messages it claimed: give them back.
+  if s.role = 'orchestrator' and not coalesce((select st.clean from dispatch.statuses st where st.name = session_exited.status), false) then
+    perform dispatch.return_turn_messages(s.id, session_exited.reason);
+  end if;
   return ev;
 end $$;
 

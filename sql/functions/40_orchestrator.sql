@@ -5,7 +5,8 @@
 create or replace function dispatch.wake_if_waiting(project_id uuid) returns boolean
   language plpgsql volatile as $$
 begin
-  if exists (select 1 from dispatch.user_messages m where m.project_id = wake_if_waiting.project_id and m.delivered_at is null)
+  if exists (select 1 from dispatch.user_messages m where m.project_id = wake_if_waiting.project_id and m.delivered_at is null
+               and m.failed_turns < dispatch.message_turn_attempts())
      and not exists (select 1 from dispatch.tasks t
                       where t.project_id = wake_if_waiting.project_id and t.ended_at is null and t.spawned_by_session is not null)
      and not exists (select 1 from dispatch.sessions s
@@ -14,6 +15,39 @@ begin
     return true;
   end if;
   return false;
+end $$;
+
+-- How many failed turns a message is given back after before it stops waking the orchestrator itself.
+create or replace function dispatch.message_turn_attempts() returns integer
+  language sql immutable as $$ select 3 $$;
+
+-- A failed orchestrator turn gives back the user messages it claimed: pending again (delivered_at
+-- cleared), one user_message.returned each, so the next turn delivers them — once. Called by
+-- session_exited for every orchestrator session that did not end clean, whichever runner saw it end.
+create or replace function dispatch.return_turn_messages(session_id uuid, reason text default null) returns integer
+  language plpgsql volatile as $$
+declare
+  s dispatch.sessions;
+  n integer;
+begin
+  select * into s from dispatch.sessions ss where ss.id = return_turn_messages.session_id;
+  if not found then
+    raise exception 'no session %', return_turn_messages.session_id using errcode = 'P0002';
+  end if;
+  with back as (
+    update dispatch.user_messages m
+       set delivered_at = null, delivered_to = null, failed_turns = m.failed_turns + 1
+     where m.delivered_to = return_turn_messages.session_id
+    returning m.*
+  )
+  insert into dispatch.events (project_id, session_id, message_id, parent_id, event_type, payload)
+  select b.project_id, return_turn_messages.session_id, b.message_id, b.event_id, 'user_message.returned',
+         jsonb_build_object('session_id', return_turn_messages.session_id, 'failed_turns', b.failed_turns,
+                            'will_retry', b.failed_turns < dispatch.message_turn_attempts(),
+                            'reason', coalesce(return_turn_messages.reason, s.status_reason, s.status))
+    from back b order by b.seq;
+  get diagnostics n = row_count;
+  return n;
 end $$;
 
 -- Claims the next turn of a project's orchestrator: creates its session, journals what it is given
@@ -40,7 +74,8 @@ begin
    where e.project_id = claim_orchestrator_turn.project_id and e.event_type = 'orchestrator.turn_input';
 
   select coalesce(jsonb_agg(jsonb_build_object('message_id', m.message_id, 'event_id', m.event_id, 'seq', m.seq,
-                                               'text', m.text, 'created_at', m.created_at) order by m.seq), '[]'::jsonb)
+                                               'text', m.text, 'created_at', m.created_at, 'failed_turns', m.failed_turns)
+                          order by m.seq), '[]'::jsonb)
     into msgs
     from dispatch.user_messages m
    where m.project_id = claim_orchestrator_turn.project_id and m.delivered_at is null;
@@ -68,8 +103,11 @@ begin
 
   select jsonb_build_object('thread_id', coalesce(e.payload->'thread_id', to_jsonb(e.thread_id)), 'task_id', e.task_id, 'seq', e.seq) into focus
     from dispatch.events e where e.event_type = 'focus.changed' order by e.seq desc limit 1;
+  -- The conversation to continue is the last turn that succeeded: a failed turn's transcript may hold
+  -- the messages it is giving back (turns fork, so a failed one never changed the one resumed).
   select s.claude_session_id into resume from dispatch.sessions s
    where s.project_id = claim_orchestrator_turn.project_id and s.role = 'orchestrator' and s.claude_session_id is not null
+     and s.status = 'success'
    order by s.created_at desc limit 1;
 
   insert into dispatch.sessions (project_id, role) values (claim_orchestrator_turn.project_id, 'orchestrator') returning id into sid;

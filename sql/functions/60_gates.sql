@@ -338,3 +338,28 @@ create or replace function dispatch.list_gates(status text default 'open', proje
              and (list_gates.project_id is null or x.project_id = list_gates.project_id)
            order by x.created_at desc limit list_gates.lim) g
 $$;
+
+-- A spawn that waits for a person (interactive mode, or a ruled-out approach the orchestrator wants
+-- to override): the task is created parked `gated` (not queued) under a gate of kind spawn.
+-- Approving it queues the worker; denying it ends the task `skipped` and tells the orchestrator.
+create or replace function dispatch.gate_spawn(project_id uuid, session_id uuid, brief text, approach text,
+                                               plan_ref text, category text, reason text, details jsonb default '{}'::jsonb)
+  returns jsonb language plpgsql volatile as $$
+declare
+  task uuid;
+  g dispatch.gates;
+begin
+  task := dispatch.submit_task(gate_spawn.project_id, gate_spawn.brief, gate_spawn.approach, null, gate_spawn.plan_ref,
+                               gate_spawn.session_id);
+  -- Submitted like any task (journalled, nested under the turn), but it does not run until decided.
+  perform graphile_worker.remove_job('spawn_worker:' || task);
+  g := dispatch.open_gate(gate_spawn.project_id, task, gate_spawn.session_id, 'spawn', gate_spawn.category, null,
+                          'spawn_worker',
+                          jsonb_strip_nulls(jsonb_build_object('brief', gate_spawn.brief, 'approach', gate_spawn.approach,
+                                                               'plan_ref', gate_spawn.plan_ref)) || coalesce(gate_spawn.details, '{}'::jsonb),
+                          null, gate_spawn.reason);
+  perform dispatch.set_task_status(task, 'gated', format('waiting for a person: start this worker (%s: %s)', g.category, g.reason),
+                                   jsonb_build_object('gate_id', g.id, 'category', g.category));
+  perform dispatch.apply_return_policy(task);
+  return jsonb_build_object('task_id', task, 'gate_id', g.id);
+end $$;

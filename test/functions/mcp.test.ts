@@ -92,7 +92,7 @@ describe('the MCP server (SDK client)', () => {
       name: 'spawn_worker',
       arguments: { brief: 'Try again', approach: 'parse the logs with regular expressions', override_reason: 'the format changed to plain text' },
     }));
-    expect(override).toMatchObject({ spawned: true });
+    expect(override).toMatchObject({ spawned: false, gated: true }); // the person decides an override (SC-8)
     const [o] = await t.db.sql`select payload from dispatch.events where project_id = ${p.id} and event_type = 'spawn.override'`;
     expect(o!.payload).toMatchObject({ override_reason: 'the format changed to plain text' });
     await c.close();

@@ -52,8 +52,12 @@ export function cleanEnv(extra: Record<string, string | undefined> = {}): NodeJS
  * `dispatch serve` (or another mode) as its own process on a port the OS picks (PORT=0): resolves
  * with its URL read back from its "listening on" line — no port chosen beforehand, so no race.
  */
-export async function startServer(env: NodeJS.ProcessEnv, mode: string[] = ['serve'], timeout = 60_000): Promise<Started & { url: string }> {
-  const s = startEntry('bin/main.ts', { LOG_LEVEL: 'info', ...env, PORT: '0' }, mode);
+export async function startServer(
+  env: NodeJS.ProcessEnv,
+  mode: string[] = ['serve'],
+  { timeout = 60_000, port = 0 }: { timeout?: number; /** a fixed port, when the process must come back on it */ port?: number } = {},
+): Promise<Started & { url: string }> {
+  const s = startEntry('bin/main.ts', { LOG_LEVEL: 'info', ...env, PORT: String(port) }, mode);
   const deadline = Date.now() + timeout;
   for (;;) {
     const m = /listening on (http:\/\/\S+)/.exec(s.output());

@@ -156,3 +156,19 @@ describe('gates', () => {
     expect(ev!.payload).toMatchObject({ decision: 'expired', via: 'timeout' });
   });
 });
+
+describe('the decision-doc contract (autonomous mode)', () => {
+  it('asks the extractor for the decision point, the chosen option and what would have triggered a gate, and validates them', async () => {
+    const { extractorPrompt, loadContract, validateHandoff } = await import('../../jobs/handoff-contract.ts');
+    const contract = await loadContract(db.sql);
+    const prompt = extractorPrompt(contract, 'Pick a queue', 'I chose graphile-worker over pg-boss.');
+    for (const key of ['decision_point', 'chosen_option', 'gate_triggers', 'ruled_out', 'gate', 'gate_decision']) expect(prompt).toContain(key);
+    const ok = validateHandoff(contract, JSON.stringify({
+      goal: 'Pick a queue', current_state: 'picked', ruled_out: [{ approach: 'pg-boss', reason: 'a second scheduler' }],
+      decision_point: 'which job queue to use', chosen_option: 'graphile-worker: already in the stack',
+      gate_triggers: ['installing a new dependency would have asked'],
+    }));
+    expect(ok.ok).toBe(true);
+    expect(validateHandoff(contract, JSON.stringify({ goal: 'g', current_state: 's', ruled_out: [], gate_triggers: 'not a list' })).ok).toBe(false);
+  });
+});

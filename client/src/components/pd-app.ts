@@ -10,6 +10,8 @@ import { enablePush, MOMENTS, savedMoments, type Moment } from '../push.ts';
 import { BAD, store, type StatusChange } from '../store.ts';
 import './pd-activity.ts';
 import './pd-chat.ts';
+import './pd-diagnostics.ts';
+import './pd-gates.ts';
 import './pd-glance.ts';
 import './pd-new-task.ts';
 import './pd-project-form.ts';
@@ -20,13 +22,14 @@ import './pd-toast.ts';
 import './pd-working-set.ts';
 import type { PdToast } from './pd-toast.ts';
 
-type View = 'tasks' | 'chat' | 'activity' | 'working-set' | 'timeline';
+type View = 'tasks' | 'chat' | 'activity' | 'working-set' | 'timeline' | 'health';
 const VIEWS: [View, string][] = [
   ['tasks', 'Tasks'],
   ['chat', 'Chat'],
   ['activity', 'Activity'],
   ['working-set', 'Working set'],
   ['timeline', 'Timeline'],
+  ['health', 'Health'],
 ];
 const THEMES = ['auto', 'light', 'dark'] as const;
 
@@ -184,7 +187,11 @@ export class PdApp extends LitElement {
         </nav>
       </header>
       ${this._settings ? this.settings() : nothing}
+<<<<<<< HEAD
       <main>${this.panel(project, scope)}${this.view(project, scope)}</main>
+=======
+      <main><pd-gates></pd-gates>${this.view(project, scope)}</main>
+>>>>>>> main
       <pd-toast></pd-toast>
     `;
   }
@@ -201,6 +208,8 @@ export class PdApp extends LitElement {
         return html`<pd-working-set .project=${project}></pd-working-set>`;
       case 'timeline':
         return html`<pd-timeline .project=${scope}></pd-timeline>`;
+      case 'health':
+        return html`<pd-diagnostics></pd-diagnostics>`;
       default:
         return html`<div class="tools">
             <button @click=${() => (this._panel = 'task')} ?disabled=${!project} data-testid="new-task">＋ Task</button>
@@ -239,7 +248,7 @@ export class PdApp extends LitElement {
     };
     return html`<form class="settings" @submit=${save} aria-label="notification settings">
       <fieldset><legend>Notify this device when…</legend>
-        ${MOMENTS.map((m) => html`<label><input type="checkbox" name=${m} ?checked=${chosen.has(m)} /> ${m === 'success' ? 'a task finishes' : m === 'loop_stopped' ? 'the orchestrator stops' : `a task is ${m.replace('_', ' ')}`}</label>`)}
+        ${MOMENTS.map((m) => html`<label><input type="checkbox" name=${m} ?checked=${chosen.has(m)} /> ${m === 'success' ? 'a task finishes' : m === 'loop_stopped' ? 'the orchestrator stops' : m === 'gate_requested' ? 'a gate needs me' : `a task is ${m.replace('_', ' ')}`}</label>`)}
       </fieldset>
       <button type="submit">Turn on</button>
     </form>`;

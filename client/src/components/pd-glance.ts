@@ -8,6 +8,7 @@ import { StoreController } from '../controllers/store-controller.ts';
 import { duration, elapsed, clip } from '../format.ts';
 import { store } from '../store.ts';
 import { countsOf } from '../store/selectors.ts';
+import './pd-changes.ts';
 import './pd-status.ts';
 import './pd-trellis.ts';
 
@@ -55,6 +56,7 @@ export class PdGlance extends LitElement {
         <pd-trellis class="thread"></pd-trellis>
         <div class="chips" role="status" aria-label="workers">
           ${chips.map(([name, label, n]) => html`<span class="chip ${name} ${n ? 'on' : ''}" data-chip=${name}>${n} ${label}</span>`)}
+          <pd-changes></pd-changes>
         </div>
         ${focused
           ? html`<div class="focus" data-testid="focused">

@@ -9,6 +9,7 @@ import { duration, elapsed } from '../format.ts';
 import type { EventRow } from '../schemas.ts';
 import { store, TERMINAL } from '../store.ts';
 import { taskRowsOf } from '../store/selectors.ts';
+import './pd-diff.ts';
 import './pd-feed.ts';
 import './pd-journal-line.ts';
 import './pd-status.ts';
@@ -102,6 +103,7 @@ export class PdTaskDetail extends LitElement {
             <dt>Ruled out</dt><dd>${h.ruled_out?.length ? html`<ul>${h.ruled_out.map((r) => html`<li><b>${r.approach}</b> — ${r.reason}</li>`)}</ul>` : 'nothing'}</dd>
           </dl></section>`
         : nothing}
+      <pd-diff .task=${t.id} @pd-open-task=${(e: CustomEvent<string>) => (location.hash = `#/task/${e.detail}`)}></pd-diff>
       <section><h3>Sessions</h3><pd-timeline .task=${t.id}></pd-timeline></section>
       <section data-testid="journal"><h3>Journal${store.hasOlder(t.id) ? ` (newest ${rows.length})` : ` (${rows.length})`}</h3>
         <pd-feed label="journal" .items=${rows} .keyFunction=${(e: EventRow) => e.event_id} ?hasOlder=${store.hasOlder(t.id)} ?loading=${this._loading}

@@ -166,6 +166,12 @@ export function reduce(m: Model, row: EventRow): Model {
       if (!msg || msg.status === 'delivered') return out;
       return { ...out, messages: put(out.messages, msg.message_id, { ...msg, status: 'delivered' }) };
     }
+    case 'user_message.returned': {
+      // A failed orchestrator turn gave it back: pending again until the next turn delivers it.
+      const msg = row.message_id ? out.messages.get(row.message_id) : undefined;
+      if (!msg || msg.status === 'pending') return out;
+      return { ...out, messages: put(out.messages, msg.message_id, { ...msg, status: 'pending' }) };
+    }
     case 'focus.changed':
       if (history) return out;
       return { ...out, focus: { task_id: (p.task_id as string) ?? null, thread_id: (p.thread_id as string | number) ?? null } };

@@ -96,6 +96,11 @@ describe('the reducer', () => {
     expect(m.messages.get(M2)!.status).toBe('pending');
     m = reduce(m, row(12, 'user_message.delivered', {}, { message_id: M2 }));
     expect(m.messages.get(M2)!.status).toBe('delivered');
+    // A failed turn gives it back: pending again, then delivered by the next turn.
+    m = reduce(m, row(13, 'user_message.returned', { failed_turns: 1, will_retry: true }, { message_id: M2 }));
+    expect(m.messages.get(M2)!.status).toBe('pending');
+    m = reduce(m, row(14, 'user_message.delivered', {}, { message_id: M2 }));
+    expect(m.messages.get(M2)!.status).toBe('delivered');
   });
 
   it('an unknown row type changes nothing but the seq', () => {

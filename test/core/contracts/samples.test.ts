@@ -126,6 +126,11 @@ const cases: Case[] = [
     rejected: [{ ...focus, thread_id: true }, { ...focus, thread_id: { id: 4 } }, { ...focus, id: undefined }],
   },
   {
+    name: 'health daily', zod: S.zod.HealthDailySchema, valibot: S.valibot.HealthDailySchema,
+    accepted: [{ days: [] }, { days: [{ day: '2026-11-30', crashes: 2, client_crashes: 1, unclean_stops: 1, restarts: 3, starts: 4 }] }],
+    rejected: [{ days: [{ day: '2026-11-30', crashes: 1.5, client_crashes: 1, unclean_stops: 0, restarts: 0, starts: 0 }] }, { days: null }, {}],
+  },
+  {
     name: 'status row', zod: S.zod.StatusRowSchema, valibot: S.valibot.StatusRowSchema,
     accepted: [status],
     rejected: [{ ...status, notifies: undefined }, { ...status, terminal: 'yes' }],
@@ -161,6 +166,14 @@ const cases: Case[] = [
       { per_task_usd: 0.5, per_day_usd: 5, day: '2026-01-02', spent_today_usd: 1, remaining_today_usd: 4, held_tasks: 1.5 },
       { per_day_usd: 5, day: '2026-01-02', spent_today_usd: 1, remaining_today_usd: 4, held_tasks: 0 },
     ],
+  },
+  {
+    name: 'quota state', zod: S.zod.QuotaStateSchema, valibot: S.valibot.QuotaStateSchema,
+    accepted: [
+      { limited: true, until: at, reason: 'rate limited (429)', session_id: session.id, updated_at: at, waiting_tasks: 3 },
+      { limited: false, until: null, reason: null, session_id: null, updated_at: at, waiting_tasks: 0 },
+    ],
+    rejected: [{ limited: 'yes', until: null, reason: null, session_id: null, updated_at: at, waiting_tasks: 0 }, { limited: false }],
   },
   {
     name: 'task usage', zod: S.zod.TaskUsageSchema, valibot: S.valibot.TaskUsageSchema,

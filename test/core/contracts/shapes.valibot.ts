@@ -1,4 +1,5 @@
 export { ErrorBody } from '../../../core/contracts/common.valibot.ts';
+export { HealthDailySchema } from '../../../core/contracts/diagnostics.valibot.ts';
 export { EventSchema, EventSummarySchema } from '../../../core/contracts/event.valibot.ts';
 export { FocusSchema } from '../../../core/contracts/focus.valibot.ts';
 export { MessageSchema } from '../../../core/contracts/message.valibot.ts';
@@ -9,6 +10,6 @@ export { StateSchema } from '../../../core/contracts/state.valibot.ts';
 export { StatusRowSchema } from '../../../core/contracts/status.valibot.ts';
 export { TaskDetailSchema, TaskSchema } from '../../../core/contracts/task.valibot.ts';
 export { TrellisViewSchema } from '../../../core/contracts/trellis.valibot.ts';
-export { BudgetStateSchema, TaskUsageSchema, UsageReportSchema, UsageSchema } from '../../../core/contracts/usage.valibot.ts';
+export { BudgetStateSchema, QuotaStateSchema, TaskUsageSchema, UsageReportSchema, UsageSchema } from '../../../core/contracts/usage.valibot.ts';
 export { WorkingSetSchema } from '../../../core/contracts/working-set.valibot.ts';
 export { ChangeSchema, DecisionSchema, WorkspaceListSchema, WorkspaceSchema } from '../../../core/contracts/workspace.valibot.ts';

@@ -1,4 +1,5 @@
 export { ErrorBody } from '../../../core/contracts/common.ts';
+export { HealthDailySchema } from '../../../core/contracts/diagnostics.ts';
 export { EventSchema, EventSummarySchema } from '../../../core/contracts/event.ts';
 export { FocusSchema } from '../../../core/contracts/focus.ts';
 export { MessageSchema } from '../../../core/contracts/message.ts';
@@ -9,6 +10,6 @@ export { StateSchema } from '../../../core/contracts/state.ts';
 export { StatusRowSchema } from '../../../core/contracts/status.ts';
 export { TaskDetailSchema, TaskSchema } from '../../../core/contracts/task.ts';
 export { TrellisViewSchema } from '../../../core/contracts/trellis.ts';
-export { BudgetStateSchema, TaskUsageSchema, UsageReportSchema, UsageSchema } from '../../../core/contracts/usage.ts';
+export { BudgetStateSchema, QuotaStateSchema, TaskUsageSchema, UsageReportSchema, UsageSchema } from '../../../core/contracts/usage.ts';
 export { WorkingSetSchema } from '../../../core/contracts/working-set.ts';
 export { ChangeSchema, DecisionSchema, WorkspaceListSchema, WorkspaceSchema } from '../../../core/contracts/workspace.ts';

@@ -28,10 +28,10 @@ describe('statuses', () => {
     expect(rows.filter((r) => r.clean).map((r) => r.name)).toEqual(['success']);
   });
 
-  it('a device may subscribe to the notifying statuses, the loop stopping and the daily budget reached, nothing else', async () => {
+  it('a device may subscribe to the notifying statuses, the loop stopping, the daily budget reached and a gate opening, nothing else', async () => {
     const [row] = await sql<{ m: string[] }[]>`select dispatch.push_moments() as m`;
     const notifying = await sql<{ name: string }[]>`select name from dispatch.statuses where notifies order by name`;
-    expect(row!.m).toEqual([...notifying.map((n) => n.name), 'loop_stopped', 'budget_reached']);
+    expect(row!.m).toEqual([...notifying.map((n) => n.name), 'loop_stopped', 'budget_reached', 'gate_requested']);
   });
 });
 
@@ -41,12 +41,14 @@ describe('advisory locks', () => {
     expect(trigger!.d).toContain(`pg_advisory_xact_lock(${LOCKS.journalSeq})`);
     const [claim] = await sql<{ d: string }[]>`select pg_get_functiondef('dispatch.claim_orchestrator_turn'::regproc) as d`;
     expect(claim!.d).toContain(`'${LOCKS.orchestratorClaimPrefix}'`);
+    const [start] = await sql<{ d: string }[]>`select pg_get_functiondef('dispatch.server_started'::regproc) as d`;
+    expect(start!.d).toContain(`'${LOCKS.serverInstancePrefix}'`);
     // Every other function that takes the journal's lock names the same id.
     const takers = await sql<{ name: string; d: string }[]>`
       select name, d from (
         select p.proname as name, case when p.prokind = 'f' then pg_get_functiondef(p.oid) end as d
           from pg_proc p join pg_namespace n on n.oid = p.pronamespace where n.nspname = 'dispatch') f
-       where d like '%pg_advisory_xact_lock(%' and name <> 'claim_orchestrator_turn'`;
+       where d like '%pg_advisory_xact_lock(%' and name not in ('claim_orchestrator_turn', 'server_started')`;
     expect(takers.map((t) => t.name).sort()).toEqual(['events_assign_seq', 'lock_for_session_write']);
     for (const t of takers) expect(t.d).toContain(`pg_advisory_xact_lock(${LOCKS.journalSeq})`);
   });

@@ -4,6 +4,8 @@ import type * as v from 'valibot';
 import type { z } from 'zod';
 import type * as Sc from '../../../core/contracts/common.ts';
 import type * as Cc from '../../../core/contracts/common.valibot.ts';
+import type * as Sd from '../../../core/contracts/diagnostics.ts';
+import type * as Cd from '../../../core/contracts/diagnostics.valibot.ts';
 import type * as Se from '../../../core/contracts/event.ts';
 import type * as Ce from '../../../core/contracts/event.valibot.ts';
 import type * as Sf from '../../../core/contracts/focus.ts';
@@ -45,6 +47,7 @@ export type ContractTypesAgree = [
   Check<Equal<Z<typeof Se.EventSummarySchema>, V<typeof Ce.EventSummarySchema>>>,
   Check<Equal<Z<typeof Se.EventSchema>, V<typeof Ce.EventSchema>>>,
   Check<Equal<Z<typeof Sf.FocusSchema>, V<typeof Cf.FocusSchema>>>,
+  Check<Equal<Z<typeof Sd.HealthDailySchema>, V<typeof Cd.HealthDailySchema>>>,
   Check<Equal<Z<typeof Sm.MessageSchema>, V<typeof Cm.MessageSchema>>>,
   Check<Same<Z<typeof Spc.ProjectConfigSchema>, V<typeof Cpc.ProjectConfigSchema>>>,
   Check<Same<Z<typeof Sp.ProjectSchema>, V<typeof Cp.ProjectSchema>>>,
@@ -57,6 +60,7 @@ export type ContractTypesAgree = [
   Check<Equal<Z<typeof Su.UsageReportSchema>, V<typeof Cu.UsageReportSchema>>>,
   Check<Equal<Z<typeof Su.TaskUsageSchema>, V<typeof Cu.TaskUsageSchema>>>,
   Check<Equal<Z<typeof Su.BudgetStateSchema>, V<typeof Cu.BudgetStateSchema>>>,
+  Check<Equal<Z<typeof Su.QuotaStateSchema>, V<typeof Cu.QuotaStateSchema>>>,
   Check<Same<Z<typeof Sw.WorkingSetSchema>, V<typeof Cw.WorkingSetSchema>>>,
   Check<Same<Z<typeof Sst.StateSchema>, V<typeof Cst.StateSchema>>>,
   Check<Equal<Z<typeof Sws.ChangeSchema>, V<typeof Cws.ChangeSchema>>>,

@@ -49,7 +49,7 @@ describe('an orchestrator turn', () => {
     const cmd = substrate.command(orchestratorIntent(turn, { orchestrator_tools: ['Read'], model: 'opus' }, '/w'));
     const config = JSON.parse(cmd.args[cmd.args.indexOf('--mcp-config') + 1]!) as unknown;
     expect(cmd.args).toEqual([
-      '-p', 'Turn.', ...stream, '--resume', 'sess-1',
+      '-p', 'Turn.', ...stream, '--resume', 'sess-1', '--fork-session',
       '--allowedTools',
       'mcp__dispatch__get_project_state,mcp__dispatch__get_handoffs,mcp__dispatch__check_ruled_out,mcp__dispatch__spawn_worker,Read',
       '--model', 'opus', '--mcp-config', expect.any(String), '--strict-mcp-config',
@@ -64,6 +64,11 @@ describe('an orchestrator turn', () => {
     expect(cmd.display).toContain('<mcp config: dispatch>');
     expect(JSON.stringify(cmd.display)).not.toContain('pdm_secret');
     expect(cmd.display).toContain('--resume'); // a resumed turn is recognisable in session.spawned
+  });
+
+  it('forks the conversation it resumes, so a failed turn leaves it as it was', () => {
+    const args = substrate.command(orchestratorIntent(turn, {}, '/w')).args;
+    expect(args.slice(args.indexOf('--resume'), args.indexOf('--resume') + 3)).toEqual(['--resume', 'sess-1', '--fork-session']);
   });
 
   it('starts a new conversation when there is none to resume', () => {

@@ -10,7 +10,7 @@ import { EventSummarySchema as ClientSummary } from '../../../core/contracts/eve
 import { SUMMARY_TEXT_MAX } from '../../../core/contracts/vocabulary.ts';
 import { defaultSubstrate as substrate } from '../../../jobs/substrate/index.ts';
 import type { ClassifiedLine } from '../../../jobs/substrate/port.ts';
-import { OVERSIZED_BYTES } from '../../../jobs/substrate/stream-json.ts';
+import { OVERSIZED_BYTES, resetTime } from '../../../jobs/substrate/stream-json.ts';
 
 const runs = path.resolve(import.meta.dirname, '../../../fixtures/runs');
 const linesOf = (run: string) => fs.readFileSync(path.join(runs, run, 'stdout.jsonl')).toString('utf8').split('\n').filter(Boolean);
@@ -110,6 +110,33 @@ describe('usage', () => {
         { model: 'claude-haiku-4-5', cost_usd: 0.00002, input_tokens: 10, output_tokens: 2, cache_read_tokens: 0, cache_creation_tokens: 0 },
       ],
     });
+  });
+});
+
+describe('rate limits', () => {
+  it('a 429 retry, a rejected rate_limit_event and a usage-limit result say the account is limited, and until when', () => {
+    const retry = read(linesOf('rate-limit-429').find((l) => l.includes('api_retry'))!).facts!;
+    expect(retry.rateLimit).toEqual({ resetsAt: null, retryAfterMs: 522.5343188149807, reason: 'rate limited (429, attempt 1/2)' });
+
+    const event = read(JSON.stringify({ type: 'rate_limit_event', rate_limit_info: { status: 'rejected', resetsAt: 1767225600, rateLimitType: 'five_hour' }, session_id: 's' }));
+    expect(event.eventType).toBe('claude.rate_limit');
+    expect(event.facts!.rateLimit).toEqual({ resetsAt: 1767225600000, retryAfterMs: null, reason: 'rate limit rejected (five_hour), resets 2026-01-01T00:00:00.000Z' });
+    const warning = read(JSON.stringify({ type: 'rate_limit_event', rate_limit_info: { status: 'allowed_warning', resetsAt: 1767225600 } }));
+    expect(warning.facts!.rateLimit).toBeUndefined();
+
+    const result = read(JSON.stringify({ type: 'result', subtype: 'success', is_error: true, result: 'Claude AI usage limit reached|1767225600' })).facts!;
+    expect(result.rateLimit).toMatchObject({ resetsAt: 1767225600000 });
+    const ok = read(JSON.stringify({ type: 'result', subtype: 'success', is_error: false, result: 'I hit the rate limit of my patience' })).facts!;
+    expect(ok.rateLimit).toBeUndefined();
+  });
+
+  it('reads a reset time from the usage-limit texts', () => {
+    const now = new Date(2026, 10, 30, 9, 30).getTime(); // local time
+    expect(resetTime("You've hit your session limit · resets 2pm", now)).toBe(new Date(2026, 10, 30, 14, 0).getTime());
+    expect(resetTime('limit reached · resets 9:15am', now)).toBe(new Date(2026, 11, 1, 9, 15).getTime());
+    expect(resetTime('resets at 14:05', now)).toBe(new Date(2026, 10, 30, 14, 5).getTime());
+    expect(resetTime('rate limited until 2026-11-30T14:05:00Z', now)).toBe(Date.parse('2026-11-30T14:05:00Z'));
+    expect(resetTime('rate limited, try again later', now)).toBeNull();
   });
 });
 

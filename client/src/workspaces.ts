@@ -1,0 +1,111 @@
+// Workspaces on the client, kept apart from the main store: each shown task's workspace (its change,
+// fetched from GET /api/tasks/:id/workspace) and how many changes wait for a decision
+// (GET /api/workspaces). Both are refetched when a workspace.* row arrives on the journal stream,
+// so a merge made on one client shows on every other one without a reload.
+//
+// @fires change - a workspace or the waiting count changed
+import * as v from 'valibot';
+import { api, ApiError, authHeaders } from './api.ts';
+import { DecisionSchema, WorkspaceListSchema, WorkspaceSchema, type Workspace } from '../../core/contracts/workspace.valibot.ts';
+import { TaskSchema, type Task } from './schemas.ts';
+import { store } from './store.ts';
+
+export type { Change, Workspace } from '../../core/contracts/workspace.valibot.ts';
+
+/** A refused decision: the server's code and message, and the conflicting files when there are. */
+export interface Refusal {
+  code: string;
+  message: string;
+  files: string[];
+}
+
+const ConflictBody = v.object({ error: v.object({ code: v.string(), message: v.string(), details: v.optional(v.looseObject({ files: v.optional(v.array(v.string())) })) }) });
+
+class Workspaces extends EventTarget {
+  /** Workspaces by task id (null: the task has none). Only tasks someone looked at are held. */
+  readonly byTask = new Map<string, Workspace | null>();
+  /** Changes waiting for a decision, in the store's scope. */
+  waiting = 0;
+  private seen = 0;
+  private started = false;
+  private scope = '';
+
+  /** Follows the store's journal for workspace rows (idempotent). */
+  start(): void {
+    if (this.started) return;
+    this.started = true;
+    store.addEventListener('change', () => this.onStore());
+    this.onStore();
+  }
+
+  private onStore(): void {
+    if (!store.loaded) return;
+    if (store.scope !== this.scope || !this.seen) {
+      this.scope = store.scope;
+      this.seen = store.seq;
+      void this.refreshWaiting();
+    }
+    const rows = store.events;
+    const touched = new Set<string>();
+    for (let i = rows.length - 1; i >= 0 && rows[i]!.seq > this.seen; i--) {
+      const r = rows[i]!;
+      if (r.event_type.startsWith('workspace.') && r.task_id) touched.add(r.task_id);
+    }
+    if (rows.length) this.seen = Math.max(this.seen, rows[rows.length - 1]!.seq);
+    if (!touched.size) return;
+    for (const id of touched) if (this.byTask.has(id)) void this.load(id);
+    void this.refreshWaiting();
+  }
+
+  private async refreshWaiting(): Promise<void> {
+    const q = store.scope ? `project_id=${store.scope}&` : '';
+    const r = await api(WorkspaceListSchema, `/api/workspaces?${q}state=waiting&limit=1`).catch(() => null);
+    if (r && r.waiting !== this.waiting) {
+      this.waiting = r.waiting;
+      this.changed();
+    }
+  }
+
+  /** Fetches the task's workspace (null when it has none). */
+  async load(taskId: string): Promise<Workspace | null> {
+    let w: Workspace | null;
+    try {
+      w = await api(WorkspaceSchema, `/api/tasks/${taskId}/workspace`);
+    } catch (err) {
+      if (!(err instanceof ApiError && err.status === 404)) throw err;
+      w = null;
+    }
+    this.byTask.set(taskId, w);
+    this.changed();
+    return w;
+  }
+
+  /** Merge or discard: resolves when the job is queued; a refusal (409) comes back as a Refusal. */
+  async decide(taskId: string, action: 'merge' | 'discard'): Promise<Refusal | null> {
+    const res = await fetch(`/api/tasks/${taskId}/${action}`, { method: 'POST', headers: authHeaders() });
+    const body: unknown = await res.json().catch(() => null);
+    if (res.status === 202 && v.is(DecisionSchema, body)) {
+      await this.load(taskId);
+      return null;
+    }
+    const e = v.safeParse(ConflictBody, body);
+    return e.success
+      ? { code: e.output.error.code, message: e.output.error.message, files: e.output.error.details?.files ?? [] }
+      : { code: 'http_error', message: `HTTP ${res.status}`, files: [] };
+  }
+
+  /** Continue (a follow-up task with a brief) or Resolve (a task carrying the conflict): the new task. */
+  async follow(taskId: string, how: { continue: string } | { resolve: true }): Promise<Task> {
+    const t = 'resolve' in how
+      ? await api(TaskSchema, `/api/tasks/${taskId}/resolve`, { method: 'POST' })
+      : await api(TaskSchema, `/api/tasks/${taskId}/continue`, { method: 'POST', body: { brief: how.continue } });
+    await this.load(taskId);
+    return t;
+  }
+
+  private changed(): void {
+    this.dispatchEvent(new Event('change'));
+  }
+}
+
+export const workspaces = new Workspaces();

@@ -1,0 +1,46 @@
+// Server starts and stops, journalled: a kill -9 followed by a start counts one unclean stop; a
+// SIGTERM is a clean stop; GET /api/health/daily shows the day's starts, restarts and crashes.
+import { describe, expect, it } from 'vitest';
+import { createTestDb, waitFor } from '../helpers/db.ts';
+import { cleanEnv, freePort, startEntry, type Started } from '../helpers/process.ts';
+import { tempDir } from '../helpers/teardown.ts';
+
+interface StartRow {
+  payload: { pid: number; mode: string; version: string; previous: { stop: string; pid: number } | null };
+}
+
+describe('server.started / server.stopped', () => {
+  it('kill -9 then start counts one unclean stop, SIGTERM then start a clean one, and the day adds up', async () => {
+    const db = await createTestDb();
+    const port = await freePort();
+    const env = cleanEnv({ DATABASE_URL: db.url, PORT: String(port), DISPATCH_DATA_DIR: tempDir('pd-crash-') });
+    const up = async (): Promise<Started> => {
+      const s = startEntry('bin/main.ts', env);
+      await waitFor(() => fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false), Boolean, { timeout: 60_000, what: () => `healthz (${s.output()})` });
+      return s;
+    };
+    const starts = () => db.sql<StartRow[]>`select payload from dispatch.events where event_type = 'server.started' order by seq`;
+
+    const first = await up();
+    first.child.kill('SIGKILL');
+    await first.exited;
+    const second = await up();
+    expect(second.output()).toContain('did not stop cleanly: counted as an unclean stop');
+    second.child.kill('SIGTERM');
+    expect((await second.exited).code).toBe(0);
+    const third = await up();
+
+    const rows = (await starts()).map((r) => r.payload);
+    expect(rows.map((p) => p.previous?.stop ?? null)).toEqual([null, 'unclean', 'clean']);
+    expect(rows[1]!.previous!.pid).toBe(first.child.pid);
+    expect(rows.map((p) => p.pid)).toEqual([first.child.pid, second.child.pid, third.child.pid]);
+    expect(rows[0]).toMatchObject({ mode: 'all', version: expect.any(String) });
+    const [stopped] = await db.sql<{ payload: { reason: string } }[]>`select payload from dispatch.events where event_type = 'server.stopped'`;
+    expect(stopped!.payload.reason).toBe('SIGTERM');
+
+    const daily = (await (await fetch(`http://127.0.0.1:${port}/api/health/daily?days=1`)).json()) as { days: unknown[] };
+    expect(daily.days).toEqual([{ day: new Date().toISOString().slice(0, 10), crashes: 1, client_crashes: 0, unclean_stops: 1, restarts: 2, starts: 3 }]);
+    third.child.kill('SIGTERM');
+    await third.exited;
+  });
+});

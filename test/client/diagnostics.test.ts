@@ -1,0 +1,76 @@
+// Client crashes in a real browser: an error thrown in the page is journalled once as client.error
+// with the app version and the view; an unhandled rejection too; the Health view shows the day's
+// counts.
+import type { Browser } from 'playwright-core';
+import fs from 'node:fs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { listen, startTestApp, type TestApp } from '../helpers/app.ts';
+import { freePort } from '../helpers/process.ts';
+import { launch, open, shot } from '../helpers/browser.ts';
+import { waitFor } from '../helpers/db.ts';
+import { repoRoot } from '../helpers/process.ts';
+
+let t: TestApp;
+let url: string;
+let browser: Browser;
+beforeAll(async () => {
+  t = await startTestApp();
+  url = (await listen(t)).url;
+  browser = await launch();
+});
+
+const version = (JSON.parse(fs.readFileSync(`${repoRoot}/package.json`, 'utf8')) as { version: string }).version;
+const crashes = () =>
+  t.db.sql<{ payload: { kind: string; message: string; app_version: string; view: string; stack?: string } }[]>`
+    select payload from dispatch.events where event_type = 'client.error' order by seq`;
+
+describe('client crash reports', () => {
+  it('a thrown error in the page is journalled once, with the app version and the view; so is an unhandled rejection', async () => {
+    const { page, errors } = await open(await browser.newContext({ viewport: { width: 390, height: 844 } }), `${url}/#/activity`, { allowErrors: true });
+    await page.locator('pd-activity').waitFor();
+    // Thrown twice in a row: one crash, not two (a repeating error is reported once per 10 s).
+    await page.evaluate(() => {
+      for (let i = 0; i < 2; i++) setTimeout(() => { throw new Error('boom from the page test'); }, 0);
+    });
+    const [row] = await waitFor(crashes, (r) => r.length >= 1, { what: 'a client.error row' });
+    expect(row!.payload).toMatchObject({ kind: 'error', message: expect.stringContaining('boom from the page test'), app_version: version, view: '#/activity' });
+    expect(row!.payload.stack).toContain('boom from the page test');
+    expect(errors.filter((e) => e.includes('boom from the page test'))).toHaveLength(2);
+
+    await page.evaluate(() => void Promise.reject(new Error('a promise nobody caught')));
+    const rows = await waitFor(crashes, (r) => r.length >= 2, { what: 'the rejection row' });
+    expect(rows.map((r) => [r.payload.kind, r.payload.message])).toEqual([
+      ['error', expect.stringContaining('boom from the page test')],
+      ['unhandled_rejection', 'a promise nobody caught'],
+    ]);
+
+    await page.evaluate(() => (location.hash = '#/health'));
+    const today = new Date().toISOString().slice(0, 10);
+    const tr = page.locator(`pd-diagnostics tr[data-day="${today}"]`);
+    await tr.waitFor();
+    expect(await tr.locator('[data-col=crashes]').innerText()).toBe('2');
+    expect(await tr.locator('[data-col=client]').innerText()).toBe('2');
+    await shot(page, 'phone-health');
+    expect((await crashes()).length).toBe(2);
+    await page.context().close();
+  });
+
+  it('an event stream that fails to reconnect 5 times in a row is reported once the server is back', async () => {
+    const port = await freePort();
+    let server = await listen(await startTestApp({}, t.db), port);
+    const { page } = await open(await browser.newContext(), `http://127.0.0.1:${port}/#/tasks`);
+    await page.locator('pd-task-list').waitFor();
+    const before = (await crashes()).length;
+    await server.close();
+    // Five failed reconnects (0.5 + 1 + 2 + 4 s of backoff): the report waits in the page.
+    await page.waitForFunction(() => (localStorage.getItem('pd.crash-reports') ?? '').includes('"kind":"stream"'), undefined, { timeout: 30_000 });
+    server = await listen(await startTestApp({}, t.db), port);
+    const rows = await waitFor(crashes, (r) => r.length > before, { timeout: 30_000, what: 'the stream failure journalled' });
+    expect(rows.slice(before).map((r) => r.payload)).toEqual([
+      expect.objectContaining({ kind: 'stream', attempts: 5, view: '#/tasks', message: expect.stringContaining('failed to reconnect 5 times in a row') }),
+    ]);
+    await page.waitForFunction(() => localStorage.getItem('pd.crash-reports') === null);
+    await page.context().close();
+    await server.close();
+  });
+});
