@@ -47,7 +47,7 @@ describe('token mode', () => {
       ['/api/tasks/00000000-0000-4000-8000-000000000000/cancel', {}],
     ];
     for (const [path, body] of posts) {
-      for (const headers of [{}, { authorization: 'Bearer wrong' }]) {
+      for (const headers of [{}, { authorization: 'Bearer wrong' }] as Record<string, string>[]) {
         const res = await t.call('POST', path, body, headers);
         expect(res.status, `${path} ${JSON.stringify(headers)}`).toBe(401);
         expect(((await res.json()) as { error: { code: string } }).error.code).toBe('unauthorized');
