@@ -187,11 +187,7 @@ export class PdApp extends LitElement {
         </nav>
       </header>
       ${this._settings ? this.settings() : nothing}
-<<<<<<< HEAD
-      <main>${this.panel(project, scope)}${this.view(project, scope)}</main>
-=======
-      <main><pd-gates></pd-gates>${this.view(project, scope)}</main>
->>>>>>> main
+      <main>${this.panel(project, scope)}<pd-gates></pd-gates>${this.view(project, scope)}</main>
       <pd-toast></pd-toast>
     `;
   }
