@@ -1,4 +1,4 @@
-// dispatch.usage answers from the hourly rollup and the partial hours at the edges of the range:
+// dispatch.usage answers from the daily and hourly rollups and the partial hours at the edges of the range:
 // for any range and grouping it says exactly what summing the sessions themselves says.
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { UsageReport } from '../../core/contracts/usage.ts';
@@ -21,7 +21,8 @@ beforeAll(async () => {
 /** The same report, summed from the sessions themselves. */
 async function bruteForce(project: string | null, since: Date | null, until: Date | null, group: string): Promise<UsageReport> {
   const rows = await db.sql<{ key: string; cost_usd: string; i: number; o: number; cr: number; cc: number; s: number }[]>`
-    select dispatch.usage_key(${group}, project_id, task_id, role, model, ended_at) as key, round(sum(cost_usd), 6)::text as cost_usd,
+    select case ${group} when 'day' then to_char(ended_at at time zone 'UTC', 'YYYY-MM-DD') when 'model' then model when 'role' then role
+                when 'project' then project_id::text else coalesce(task_id::text, '') end as key, round(sum(cost_usd), 6)::text as cost_usd,
            sum(input_tokens)::bigint as i, sum(output_tokens)::bigint as o, sum(cache_read_tokens)::bigint as cr,
            sum(cache_creation_tokens)::bigint as cc, sum(sessions)::bigint as s
       from dispatch.session_usage
@@ -52,6 +53,8 @@ describe('dispatch.usage', () => {
       [new Date(end.getTime() - 2 * 86_400_000), null],
       [null, new Date('2026-03-08T00:00:00Z')],
       [new Date('2026-03-07T05:00:00Z'), new Date('2026-03-09T17:00:00Z')],
+      [new Date('2026-03-07T00:00:00Z'), new Date('2026-03-09T00:00:00Z')],
+      [new Date('2026-03-06T23:30:00Z'), new Date('2026-03-09T00:30:00Z')],
       [new Date('2026-03-07T05:17:03.5Z'), new Date('2026-03-09T17:42:00Z')],
       [new Date('2026-03-08T10:05:00Z'), new Date('2026-03-08T10:55:00Z')],
       [new Date('2026-03-08T10:05:00Z'), new Date('2026-03-08T11:55:00Z')],
