@@ -1,12 +1,12 @@
 // Workspaces on the client, kept apart from the main store: each shown task's workspace (its change,
-// fetched from GET /api/tasks/:id/workspace) and how many changes wait for a decision
+// fetched from GET /api/workspaces?task_id=) and how many changes wait for a decision
 // (GET /api/workspaces). Both are refetched when a workspace.* row arrives on the journal stream,
 // so a merge made on one client shows on every other one without a reload.
 //
 // @fires change - a workspace or the waiting count changed
 import * as v from 'valibot';
-import { api, ApiError, authHeaders } from './api.ts';
-import { DecisionSchema, WorkspaceListSchema, WorkspaceSchema, type Workspace } from '../../core/contracts/workspace.valibot.ts';
+import { api, authHeaders } from './api.ts';
+import { DecisionSchema, WorkspaceListSchema, type Workspace } from '../../core/contracts/workspace.valibot.ts';
 import { TaskSchema, type Task } from './schemas.ts';
 import { store } from './store.ts';
 
@@ -68,13 +68,9 @@ class Workspaces extends EventTarget {
 
   /** Fetches the task's workspace (null when it has none). */
   async load(taskId: string): Promise<Workspace | null> {
-    let w: Workspace | null;
-    try {
-      w = await api(WorkspaceSchema, `/api/tasks/${taskId}/workspace`);
-    } catch (err) {
-      if (!(err instanceof ApiError && err.status === 404)) throw err;
-      w = null;
-    }
+    // The list form answers [] for a task without a workspace (no 404 in the console).
+    const r = await api(WorkspaceListSchema, `/api/workspaces?task_id=${taskId}&limit=1`);
+    const w: Workspace | null = r.workspaces[0] ?? null;
     this.byTask.set(taskId, w);
     this.changed();
     return w;
