@@ -59,7 +59,9 @@ class Workspaces extends EventTarget {
 
   private async refreshWaiting(): Promise<void> {
     const q = store.scope ? `project_id=${store.scope}&` : '';
+    const ticket = this.issue('waiting');
     const r = await api(WorkspaceListSchema, `/api/workspaces?${q}state=waiting&limit=1`).catch(() => null);
+    if (!this.latest('waiting', ticket)) return;
     if (r && r.waiting !== this.waiting) {
       this.waiting = r.waiting;
       this.changed();
@@ -69,8 +71,11 @@ class Workspaces extends EventTarget {
   /** Fetches the task's workspace (null when it has none). */
   async load(taskId: string): Promise<Workspace | null> {
     // The list form answers [] for a task without a workspace (no 404 in the console).
+    const ticket = this.issue(taskId);
     const r = await api(WorkspaceListSchema, `/api/workspaces?task_id=${taskId}&limit=1`);
     const w: Workspace | null = r.workspaces[0] ?? null;
+    // Answers can overtake each other (a decision's and a stream row's): only the newest asked counts.
+    if (!this.latest(taskId, ticket)) return this.byTask.get(taskId) ?? null;
     this.byTask.set(taskId, w);
     this.changed();
     return w;
@@ -97,6 +102,16 @@ class Workspaces extends EventTarget {
       : await api(TaskSchema, `/api/tasks/${taskId}/continue`, { method: 'POST', body: { brief: how.continue } });
     await this.load(taskId);
     return t;
+  }
+
+  private readonly tickets = new Map<string, number>();
+  private issue(key: string): number {
+    const n = (this.tickets.get(key) ?? 0) + 1;
+    this.tickets.set(key, n);
+    return n;
+  }
+  private latest(key: string, ticket: number): boolean {
+    return this.tickets.get(key) === ticket;
   }
 
   private changed(): void {
