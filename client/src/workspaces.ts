@@ -1,12 +1,12 @@
 // Workspaces on the client, kept apart from the main store: each shown task's workspace (its change,
-// fetched from GET /api/workspaces?task_id=) and how many changes wait for a decision
+// fetched from GET /api/tasks/:id/workspace, null when none) and how many changes wait for a decision
 // (GET /api/workspaces). Both are refetched when a workspace.* row arrives on the journal stream,
 // so a merge made on one client shows on every other one without a reload.
 //
 // @fires change - a workspace or the waiting count changed
 import * as v from 'valibot';
 import { api, authHeaders } from './api.ts';
-import { DecisionSchema, WorkspaceListSchema, type Workspace } from '../../core/contracts/workspace.valibot.ts';
+import { DecisionSchema, WorkspaceListSchema, WorkspaceSchema, type Workspace } from '../../core/contracts/workspace.valibot.ts';
 import { TaskSchema, type Task } from './schemas.ts';
 import { store } from './store.ts';
 
@@ -70,10 +70,8 @@ class Workspaces extends EventTarget {
 
   /** Fetches the task's workspace (null when it has none). */
   async load(taskId: string): Promise<Workspace | null> {
-    // The list form answers [] for a task without a workspace (no 404 in the console).
     const ticket = this.issue(taskId);
-    const r = await api(WorkspaceListSchema, `/api/workspaces?task_id=${taskId}&limit=1`);
-    const w: Workspace | null = r.workspaces[0] ?? null;
+    const w: Workspace | null = await api(v.nullable(WorkspaceSchema), `/api/tasks/${taskId}/workspace`);
     // Answers can overtake each other (a decision's and a stream row's): only the newest asked counts.
     if (!this.latest(taskId, ticket)) return this.byTask.get(taskId) ?? null;
     this.byTask.set(taskId, w);
