@@ -66,6 +66,12 @@ export const configSchema = z.object({
   TWA_SHA256_FINGERPRINTS: csv
     .pipe(z.array(z.string().regex(/^([0-9A-Fa-f]{2}:){31}[0-9A-Fa-f]{2}$/, 'each must be a SHA-256 fingerprint like AB:CD:…(32 pairs)')))
     .default([]),
+  RUNNER_HOST_ID: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/, 'must be a stable host name: letters, digits, dot, dash, underscore')
+    .optional(),
+  RUNNER_STALE_SECONDS: z.coerce.number().min(1).max(3600).default(30),
+  HOST_LOST_SECONDS: z.coerce.number().min(1).default(300),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
 });
 

@@ -73,7 +73,11 @@ export function readTrellis(opts: TrellisOptions, contextThread?: string | numbe
     const liveThread = live === null ? null : Thread.parse(live);
     const threads = ThreadList.parse(list).slice(0, MAX_THREADS);
     const id = contextThread ?? liveThread?.id;
-    const recent = id === undefined ? [] : await contextOf(get, routes, id);
+    // A focused thread Trellis no longer knows (404) has no context; Trellis itself is still up.
+    const recent = id === undefined ? [] : await contextOf(get, routes, id).catch((e: Error) => {
+      if (contextThread !== undefined && /^HTTP 404 /.test(e.message)) return [];
+      throw e;
+    });
     return { live_thread: liveThread, threads, recent_context: recent };
   });
 }

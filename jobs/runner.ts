@@ -9,6 +9,7 @@ import type { Config } from '../core/config.ts';
 import type { Sql } from '../core/db/client.ts';
 import type { Logger } from '../core/log.ts';
 import type { JobContext } from './context.ts';
+import { isAlive, killGroup, runsSession } from '../core/process.ts';
 import { claudeCode } from './substrate/index.ts';
 import type { LiveSession } from './supervisor.ts';
 import { taskList } from './tasks/index.ts';
@@ -41,7 +42,8 @@ const CANCEL_POLL_MS = 2000;
 
 export async function startRunner(opts: RunnerOptions): Promise<StartedRunner> {
   const { sql, config, log } = opts;
-  const host = os.hostname();
+  // The host this runner's processes live on: a pid and a spool mean something only there.
+  const host = config.RUNNER_HOST_ID ?? os.hostname();
   const id = `${host}:${process.pid}:${randomBytes(3).toString('hex')}`;
   const live = new Map<string, LiveSession>();
   const ctx: JobContext = {
@@ -60,8 +62,9 @@ export async function startRunner(opts: RunnerOptions): Promise<StartedRunner> {
   };
 
   await sql`insert into dispatch.runners (id, host, pid) values (${id}, ${host}, ${process.pid})`;
-  const lost = await sweepRunners(sql, host, id);
+  const lost = await sweepRunners(sql, host, id, config.RUNNER_STALE_SECONDS);
   if (lost.length) log.warn(`recovered jobs of runners that died: ${lost.join(', ')}`);
+  await stopLostProcesses(sql, host, log);
 
   // Jobs are locked by the pool (batched fetches) or by a worker: record both kinds of id.
   const lockIds: string[] = [];
@@ -104,10 +107,16 @@ export async function startRunner(opts: RunnerOptions): Promise<StartedRunner> {
       .then((rows) => rows.forEach((r) => cancel(r.id)))
       .catch(() => {});
   }, CANCEL_POLL_MS);
+  // A beat well inside the stale threshold; each beat also sweeps, so a lost runner's jobs are
+  // unlocked within RUNNER_STALE_SECONDS rather than at the next minute's cron.
   const heartbeat = setInterval(() => {
     sql`update dispatch.runners set heartbeat_at = now() where id = ${id}`.catch(() => {});
     sql`update dispatch.sessions set heartbeat_at = now() where runner_id = ${id} and ended_at is null`.catch(() => {});
-  }, HEARTBEAT_MS);
+    sweepRunners(sql, host, id, config.RUNNER_STALE_SECONDS).then(
+      (gone) => gone.length && log.warn(`runners lost: ${gone.join(', ')}; their jobs were unlocked`),
+      () => {},
+    );
+  }, Math.min(HEARTBEAT_MS, (config.RUNNER_STALE_SECONDS * 1000) / 3));
   log.info(`runner ${id} started (concurrency ${config.WORKER_CONCURRENCY})`);
 
   let stopping: Promise<void> | undefined;
@@ -126,4 +135,20 @@ export async function startRunner(opts: RunnerOptions): Promise<StartedRunner> {
       return stopping;
     },
   };
+}
+
+/**
+ * A session this host's runners were silent on too long was declared lost and its task retried
+ * elsewhere; if its process still runs here (the host is back), it is a duplicate: stop it.
+ */
+async function stopLostProcesses(sql: Sql, host: string, log: Logger): Promise<void> {
+  const rows = await sql<{ id: string; pid: number }[]>`
+    select s.id, s.pid from dispatch.sessions s
+     where s.host = ${host} and s.pid is not null and s.ended_at > now() - interval '7 days'
+       and exists (select 1 from dispatch.events e where e.session_id = s.id and e.event_type = 'session.lost')`;
+  for (const r of rows) {
+    if (!isAlive(r.pid) || !runsSession(r.pid, r.id)) continue;
+    log.warn(`session ${r.id} was declared lost while this host was away; its process ${r.pid} still ran: stopped`);
+    killGroup(r.pid, 'SIGKILL');
+  }
 }

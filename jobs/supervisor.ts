@@ -54,6 +54,17 @@ export class DetachedError extends Error {
   override name = 'DetachedError';
 }
 
+/** The session's process was started on another host: only a runner there may adopt, signal or close it. */
+export class ForeignHostError extends Error {
+  override name = 'ForeignHostError';
+  constructor(
+    readonly sessionId: string,
+    readonly host: string,
+  ) {
+    super(`session ${sessionId} runs on host ${host}`);
+  }
+}
+
 export interface OpenSessionRow {
   pid: number | null;
   host: string | null;
@@ -83,6 +94,9 @@ export async function superviseSession(
   intent: () => Promise<Intent> | Intent,
   abort: AbortSignal,
 ): Promise<Outcome> {
+  // A pid and a spool mean something only on the host that started them: elsewhere a live process
+  // would look gone, be closed crashed and retried while it still runs.
+  if (open?.started_at && open.host && open.host !== ctx.host) throw new ForeignHostError(spec.sessionId, open.host);
   const outcome = open?.started_at
     ? await adoptSession(ctx, spec, open, abort)
     : await runSession(ctx, spec, await intent(), abort);

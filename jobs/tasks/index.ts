@@ -1,6 +1,8 @@
 // The job registry: one graphile-worker task per identifier, each in its own file.
 import type { TaskList } from 'graphile-worker';
 import type { JobContext } from '../context.ts';
+import { hostBound, hostTasks } from '../host-bound.ts';
+import { checkHost } from './check_host.ts';
 import { discardWorkspaceJob } from './discard_workspace.ts';
 import { expireGates } from './expire_gates.ts';
 import { extractHandoff } from './extract_handoff.ts';
@@ -15,18 +17,21 @@ import { sweepSessions } from './sweep_sessions.ts';
 import { validateHandoffJob } from './validate_handoff.ts';
 
 export function taskList(ctx: JobContext): TaskList {
-  return {
-    spawn_worker: spawnWorker(ctx),
-    extract_handoff: extractHandoff(ctx),
+  const list: TaskList = {
+    spawn_worker: hostBound(ctx, 'spawn_worker', spawnWorker(ctx)),
+    extract_handoff: hostBound(ctx, 'extract_handoff', extractHandoff(ctx)),
     validate_handoff: validateHandoffJob(ctx),
     sweep_sessions: sweepSessions(ctx),
-    orchestrator_turn: orchestratorTurn(ctx),
+    orchestrator_turn: hostBound(ctx, 'orchestrator_turn', orchestratorTurn(ctx)),
     push_notify: pushNotify(ctx),
     release_held: releaseHeld(ctx),
-    resume_worker: resumeWorker(ctx),
+    resume_worker: hostBound(ctx, 'resume_worker', resumeWorker(ctx)),
+    check_host: checkHost(ctx),
     merge_workspace: mergeWorkspaceJob(ctx),
     discard_workspace: discardWorkspaceJob(ctx),
     prune_workspaces: pruneWorkspacesJob(ctx),
     expire_gates: expireGates(ctx),
   };
+  // Jobs handed to this host (`spawn_worker@<RUNNER_HOST_ID>`, …): only runners here take them.
+  return { ...list, ...hostTasks(ctx, list) };
 }

@@ -6,11 +6,10 @@ import type { Sql } from '../../core/db/client.ts';
 import type { JobContext } from '../context.ts';
 import { isAlive } from '../../core/process.ts';
 
-export const RUNNER_STALE_SECONDS = 30;
-
-export async function sweepRunners(sql: Sql, host: string, self: string): Promise<string[]> {
+/** Runners silent this long are lost (RUNNER_STALE_SECONDS); a runner on the same host is checked by pid at once. */
+export async function sweepRunners(sql: Sql, host: string, self: string, staleSeconds: number): Promise<string[]> {
   const runners = await sql<{ id: string; host: string; pid: number; worker_ids: string[]; stale: boolean }[]>`
-    select id, host, pid, worker_ids, heartbeat_at < now() - make_interval(secs => ${RUNNER_STALE_SECONDS}) as stale
+    select id, host, pid, worker_ids, heartbeat_at < now() - make_interval(secs => ${staleSeconds}) as stale
       from dispatch.runners where stopped_at is null and id <> ${self}`;
   const dead = runners.filter((r) => r.stale || (r.host === host && !isAlive(r.pid)));
   for (const r of dead) await sql`select dispatch.runner_lost(${r.id})`;
@@ -19,7 +18,7 @@ export async function sweepRunners(sql: Sql, host: string, self: string): Promis
 
 export function sweepSessions(ctx: JobContext): Task {
   return async () => {
-    const lost = await sweepRunners(ctx.sql, ctx.host, ctx.runnerId);
+    const lost = await sweepRunners(ctx.sql, ctx.host, ctx.runnerId, ctx.config.RUNNER_STALE_SECONDS);
     if (lost.length) ctx.log.warn(`runners lost: ${lost.join(', ')}; their jobs were unlocked`);
   };
 }

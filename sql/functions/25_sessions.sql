@@ -167,3 +167,54 @@ begin
     values ('runner.lost', jsonb_build_object('runner_id', r.id, 'host', r.host, 'pid', r.pid, 'worker_ids', to_jsonb(r.worker_ids)));
   return true;
 end $$;
+
+-- Seconds since any runner of a host last beat; null when no runner of it ever registered.
+create or replace function dispatch.host_silence(host text) returns double precision
+  language sql stable as $$
+  select extract(epoch from now() - max(r.heartbeat_at))::double precision from dispatch.runners r where r.host = host_silence.host
+$$;
+
+-- A runner on another host found this session's job and gave it to the session's own host.
+create or replace function dispatch.session_handed_over(session_id uuid, host text, by_host text, by_runner text)
+  returns void language plpgsql volatile as $$
+declare
+  s dispatch.sessions;
+begin
+  select * into s from dispatch.sessions ss where ss.id = session_handed_over.session_id;
+  if not found then
+    raise exception 'no session %', session_handed_over.session_id using errcode = 'P0002';
+  end if;
+  insert into dispatch.events (project_id, session_id, task_id, event_type, payload)
+    values (s.project_id, s.id, s.task_id, 'session.handed_over',
+            jsonb_build_object('host', session_handed_over.host, 'by_host', session_handed_over.by_host,
+                               'by_runner', session_handed_over.by_runner,
+                               'host_silent_s', round(coalesce(dispatch.host_silence(session_handed_over.host), -1)::numeric, 1)));
+end $$;
+
+-- Every runner of the session's host has been silent past HOST_LOST_SECONDS: the session is
+-- declared lost (session.lost) and ends crashed, so the return policy may retry its task — once, by
+-- the crashed policy. Idempotent: a session already over is left alone.
+create or replace function dispatch.session_lost(session_id uuid, host text, silent_s double precision, timeout_s double precision)
+  returns boolean language plpgsql volatile as $$
+declare
+  s dispatch.sessions;
+  why text;
+begin
+  select * into s from dispatch.sessions ss where ss.id = session_lost.session_id for update;
+  if not found then
+    raise exception 'no session %', session_lost.session_id using errcode = 'P0002';
+  end if;
+  if s.ended_at is not null then
+    return false;
+  end if;
+  why := format('lost: every runner of host %s silent for %s s (HOST_LOST_SECONDS=%s)', session_lost.host,
+                coalesce(round(session_lost.silent_s::numeric)::text, 'ever'), session_lost.timeout_s);
+  insert into dispatch.events (project_id, session_id, task_id, event_type, payload)
+    values (s.project_id, s.id, s.task_id, 'session.lost',
+            jsonb_build_object('host', session_lost.host, 'silent_s', round(session_lost.silent_s::numeric, 1),
+                               'timeout_s', session_lost.timeout_s, 'pid', s.pid));
+  perform dispatch.session_exited(s.id, 'crashed', why, null, null, false, false,
+                                  (extract(epoch from now() - coalesce(s.started_at, s.created_at)) * 1000)::bigint,
+                                  coalesce(s.lines_written, 0)::integer, null, '');
+  return true;
+end $$;

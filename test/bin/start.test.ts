@@ -49,10 +49,18 @@ describe('npm start with the embedded Postgres', () => {
     const dataDir = tempDir('pd-start-');
     fs.chmodSync(dataDir, 0o755);
     const port = await freePort();
-    const env = cleanEnv({ DISPATCH_DATA_DIR: dataDir, PORT: String(port) });
+    const env = cleanEnv({ DISPATCH_DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'info' });
 
     const first = start(env);
     await waitFor(() => health(port), (h) => h?.ok === true, { timeout: 60_000, what: `healthz (${first.output()})` });
+    expect(first.output()).toContain('initialising Postgres cluster'); // the first start made the cluster (so its absence below means something)
+    const created = await fetch(`http://127.0.0.1:${port}/api/projects`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'survives a kill -9' }),
+    });
+    expect(created.status).toBe(201);
+    const { id: projectId } = (await created.json()) as { id: string };
     const orphan = postmasterPid(dataDir)!;
     expect(alive(orphan)).toBe(true);
 
@@ -62,9 +70,18 @@ describe('npm start with the embedded Postgres', () => {
 
     const second = start(env);
     await waitFor(() => health(port), (h) => h?.ok === true, { timeout: 60_000, what: `healthz after kill -9 (${second.output()})` });
-    expect(second.output()).not.toContain('initialising Postgres cluster'); // the data was reused
+    expect(second.output()).not.toContain('initialising Postgres cluster'); // the cluster was reused…
+    const projects = (await (await fetch(`http://127.0.0.1:${port}/api/projects`)).json()) as { projects: { id: string; name: string }[] };
+    expect(projects.projects).toContainEqual(expect.objectContaining({ id: projectId, name: 'survives a kill -9' })); // …with its data
     expect(alive(orphan)).toBe(false);
     const pgPid = postmasterPid(dataDir)!;
+
+    // The data folder is locked: a second process on it refuses to start, naming the owner.
+    const third = start(cleanEnv({ DISPATCH_DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'info' }));
+    const refused = await third.exited;
+    expect(refused.code).not.toBe(0);
+    expect(third.output()).toContain(`is in use by process ${second.child.pid}`);
+    expect(await health(port)).toEqual(expect.objectContaining({ ok: true })); // and the owner is untouched
 
     second.child.kill('SIGTERM');
     expect(await second.exited).toEqual({ code: 0, signal: null });

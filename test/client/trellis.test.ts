@@ -95,6 +95,13 @@ describe('the Trellis tile', () => {
     trellis.set({ mode: 'ok' });
     await tile(page).getByTestId('trellis-refresh').click();
     await tile(page).getByTestId('trellis-live').getByText('Plan the garden').waitFor();
+    // Starring the task keeps the focused thread: a focus names a thread and a task.
+    await tile(page).getByTestId('trellis-toggle').click();
+    await tile(page).locator('button[data-thread="th_beans"]').click();
+    await tile(page).getByTestId('trellis-focus').getByText('Beans').waitFor();
+    await page.locator(`li[data-task="${taskId}"] button.star`).click();
+    await page.locator(`li[data-task="${taskId}"] button.star[aria-pressed="true"]`).waitFor();
+    expect(((await (await fetch(`${url}/api/state`)).json()) as { focus: unknown }).focus).toMatchObject({ task_id: taskId, thread_id: 'th_beans' });
     await trellis.close();
     const stoppedAt = Date.now();
     await tile(page).getByTestId('trellis-refresh').click();

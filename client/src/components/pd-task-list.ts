@@ -79,7 +79,9 @@ export class PdTaskList extends LitElement {
   }
 
   private focusTask(id: string): void {
-    store.setFocus({ task_id: id }).catch((err: Error) =>
+    // The focused Trellis thread stays focused: a focus names a thread and a task.
+    const thread = store.focus?.thread_id;
+    store.setFocus({ task_id: id, ...(thread !== null && thread !== undefined ? { thread_id: thread } : {}) }).catch((err: Error) =>
       this.dispatchEvent(new CustomEvent('pd-error', { detail: err.message, bubbles: true, composed: true })),
     );
   }

@@ -41,6 +41,28 @@ describe('the migration runner', () => {
     expect(row!.t).toBeNull();
   });
 
+  it('refuses a migration renamed after it was applied, naming both names', async () => {
+    const { sql } = await createTestDb();
+    const real = listMigrations();
+    const first = real[0]!;
+    const dir = dirWith(Object.fromEntries(real.map((m) => [m.name === first.name ? first.name.replace(/^(\d{4})_.*$/, '$1_renamed.sql') : m.name, fs.readFileSync(m.file, 'utf8')])));
+    await expect(migrate(sql, { migrationsDir: dir })).rejects.toThrow(
+      new RegExp(`migration ${first.id} was applied as ${first.name.replace('.', '\\.')} but is now named \\d{4}_renamed\\.sql`),
+    );
+  });
+
+  it('re-applies every function file at each start: a function changed in the database is put back', async () => {
+    const { sql } = await createTestDb();
+    const source = async () => (await sql<{ src: string }[]>`select prosrc as src from pg_proc where proname = 'project_state'`)[0]!.src;
+    const before = await source();
+    await sql.unsafe(`create or replace function dispatch.project_state(project_id uuid) returns jsonb language sql as $$ select '{"tampered": true}'::jsonb $$`);
+    expect((await sql<{ s: unknown }[]>`select dispatch.project_state(gen_random_uuid()) as s`)[0]!.s).toEqual({ tampered: true });
+    expect(await migrate(sql)).toEqual([]); // no migration to apply…
+    // …yet the function files ran again: the tampered function is the repository's again.
+    expect(await source()).toBe(before);
+    await expect(sql`select dispatch.project_state(gen_random_uuid())`).rejects.toThrow(/no project/);
+  });
+
   it('refuses a database that has a migration this code does not know', async () => {
     const { sql } = await createTestDb();
     await sql`insert into dispatch.migrations (id, name) values (999, '0999_future.sql')`;

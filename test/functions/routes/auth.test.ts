@@ -34,6 +34,31 @@ describe('token mode', () => {
     expect((await t.call('GET', '/healthz')).status).toBe(200);
   });
 
+  it('requires the bearer token on every POST route too, and nothing is written without it', async () => {
+    const t = await startTestApp({ OPEN_MODE: '0', DISPATCH_TOKEN: TOKEN });
+    const auth = { authorization: `Bearer ${TOKEN}` };
+    const [{ n: before } = { n: 0 }] = await t.db.sql<{ n: number }[]>`select count(*)::int as n from dispatch.events`;
+    const [p] = await t.db.sql<{ id: string }[]>`select dispatch.create_project('token mode posts') as id`;
+    const posts: [string, unknown][] = [
+      ['/api/projects', { name: 'nope' }],
+      ['/api/tasks', { project_id: p!.id, brief: 'nope' }],
+      ['/api/messages', { project_id: p!.id, text: 'nope', message_id: '00000000-0000-4000-8000-000000000001' }],
+      ['/api/focus', { thread_id: 1 }],
+      ['/api/tasks/00000000-0000-4000-8000-000000000000/cancel', {}],
+    ];
+    for (const [path, body] of posts) {
+      for (const headers of [{}, { authorization: 'Bearer wrong' }] as Record<string, string>[]) {
+        const res = await t.call('POST', path, body, headers);
+        expect(res.status, `${path} ${JSON.stringify(headers)}`).toBe(401);
+        expect(((await res.json()) as { error: { code: string } }).error.code).toBe('unauthorized');
+      }
+    }
+    const [{ n: after } = { n: 0 }] = await t.db.sql<{ n: number }[]>`select count(*)::int as n from dispatch.events`;
+    expect(after).toBe(before + 1); // only the project this test made from SQL
+    // With the token the same request is accepted.
+    expect((await t.call('POST', '/api/projects', { name: 'with the token' }, auth)).status).toBe(201);
+  });
+
   it('refuses /mcp without a project token', async () => {
     const t = await startTestApp({ OPEN_MODE: '0', DISPATCH_TOKEN: TOKEN });
     const res = await t.call('POST', '/mcp', { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { authorization: `Bearer ${TOKEN}` });

@@ -69,6 +69,8 @@ describe('thread ids as Trellis gives them', () => {
       });
       const other = (await (await s.call('GET', `/api/trellis?thread=${encodeURIComponent('th b/2')}`)).json()) as { recent_context: unknown };
       expect(other.recent_context).toEqual([{ role: 'user', text: 'beta words' }]);
+      // A focused thread Trellis does not know: no context, but Trellis is available.
+      expect(await (await s.call('GET', '/api/trellis?thread=th_gone')).json()).toMatchObject({ available: true, recent_context: [] });
     } finally {
       await strings.close();
     }
