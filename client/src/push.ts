@@ -4,7 +4,7 @@
 import * as v from 'valibot';
 import { api } from './api.ts';
 
-export const MOMENTS = ['stalled', 'failed', 'crashed', 'rate_limited', 'extraction_failed', 'success', 'loop_stopped', 'gate_requested'] as const;
+export const MOMENTS = ['stalled', 'failed', 'crashed', 'rate_limited', 'extraction_failed', 'success', 'loop_stopped', 'gate_requested', 'budget_reached'] as const;
 export type Moment = (typeof MOMENTS)[number];
 const PREFS = 'pd.push.statuses';
 

@@ -52,17 +52,16 @@ begin
   return ev;
 end $$;
 
--- The key a usage row is grouped under.
-create or replace function dispatch.usage_key(group_by text, project_id uuid, task_id uuid, role text, model text,
-                                              at timestamptz) returns text
+drop function if exists dispatch.usage_key(text, uuid, uuid, text, text, timestamptz); -- the first version
+
+-- The key a usage row is grouped under, for every grouping but day (null: grouped by its UTC date).
+create or replace function dispatch.usage_key(group_by text, project_id uuid, task_id uuid, role text, model text) returns text
   language sql immutable as $$
   select case group_by
-           when 'day' then to_char(at at time zone 'UTC', 'YYYY-MM-DD')
            when 'model' then model
            when 'project' then project_id::text
            when 'role' then role
            when 'task' then coalesce(task_id::text, '')
-           else 'all'
          end
 $$;
 
@@ -82,6 +81,10 @@ declare
   hi timestamptz := coalesce(until, 'infinity');
   hlo timestamptz;
   hhi timestamptz;
+  -- One project, or every uuid: a range the indexes serve in a cached generic plan (an
+  -- "is null or =" test would not).
+  p_lo uuid := coalesce(usage.project_id, '00000000-0000-0000-0000-000000000000');
+  p_hi uuid := coalesce(usage.project_id, 'ffffffff-ffff-ffff-ffff-ffffffffffff');
   result jsonb;
 begin
   if group_by is null or group_by not in ('task', 'day', 'model', 'project', 'role') then
@@ -93,29 +96,34 @@ begin
     hlo := hi; -- no rollup: every session of the range is read
     hhi := hi;
   end if;
+  -- Grouped on raw values (a UTC date, or a text), formatted after: formatting every row costs more
+  -- than the rest of the report.
   with parts as (
-    select dispatch.usage_key(group_by, h.project_id, null, h.role, h.model, h.hour) as key,
+    select case when group_by = 'day' then (h.hour at time zone 'UTC')::date end as d,
+           dispatch.usage_key(group_by, h.project_id, null, h.role, h.model) as k,
            h.cost_usd, h.input_tokens, h.output_tokens, h.cache_read_tokens, h.cache_creation_tokens, h.sessions
       from dispatch.usage_hourly h
-     where (usage.project_id is null or h.project_id = usage.project_id)
+     where h.project_id between p_lo and p_hi
        and h.hour >= hlo and h.hour < hhi
     union all
-    select dispatch.usage_key(group_by, u.project_id, u.task_id, u.role, u.model, u.ended_at),
+    select case when group_by = 'day' then (u.ended_at at time zone 'UTC')::date end,
+           dispatch.usage_key(group_by, u.project_id, u.task_id, u.role, u.model),
            u.cost_usd, u.input_tokens, u.output_tokens, u.cache_read_tokens, u.cache_creation_tokens, u.sessions
       from dispatch.session_usage u
-     where (usage.project_id is null or u.project_id = usage.project_id)
+     where u.project_id between p_lo and p_hi
        and u.ended_at >= lo and u.ended_at < least(hlo, hi)
     union all
-    select dispatch.usage_key(group_by, u.project_id, u.task_id, u.role, u.model, u.ended_at),
+    select case when group_by = 'day' then (u.ended_at at time zone 'UTC')::date end,
+           dispatch.usage_key(group_by, u.project_id, u.task_id, u.role, u.model),
            u.cost_usd, u.input_tokens, u.output_tokens, u.cache_read_tokens, u.cache_creation_tokens, u.sessions
       from dispatch.session_usage u
-     where (usage.project_id is null or u.project_id = usage.project_id)
+     where u.project_id between p_lo and p_hi
        and u.ended_at >= greatest(hhi, least(hlo, hi)) and u.ended_at < hi
   ), grouped as (
-    select key, sum(cost_usd) as cost_usd, sum(input_tokens) as input_tokens, sum(output_tokens) as output_tokens,
-           sum(cache_read_tokens) as cache_read_tokens, sum(cache_creation_tokens) as cache_creation_tokens,
-           sum(sessions) as sessions
-      from parts group by key
+    select coalesce(k, to_char(d, 'YYYY-MM-DD')) as key, sum(cost_usd) as cost_usd, sum(input_tokens) as input_tokens,
+           sum(output_tokens) as output_tokens, sum(cache_read_tokens) as cache_read_tokens,
+           sum(cache_creation_tokens) as cache_creation_tokens, sum(sessions) as sessions
+      from parts group by d, k
   )
   select jsonb_build_object(
            'rows', coalesce(jsonb_agg(dispatch.usage_json(g.key, g.cost_usd, g.input_tokens, g.output_tokens, g.cache_read_tokens,
@@ -172,7 +180,7 @@ begin
     'by_role', coalesce((select jsonb_agg(r order by r ->> 'key') from (
                  select dispatch.usage_json(role, sum(cost_usd), sum(input_tokens), sum(output_tokens), sum(cache_read_tokens),
                                             sum(cache_creation_tokens), sum(sessions)) as r
-                   from u group by role) x), '[]'::jsonb) || coalesce(jsonb_build_array(share), '[]'::jsonb),
+                   from u group by role) x), '[]'::jsonb) || case when share is null then '[]'::jsonb else jsonb_build_array(share) end,
     'by_model', coalesce((select jsonb_agg(r order by r ->> 'key') from (
                  select dispatch.usage_json(model, sum(cost_usd), sum(input_tokens), sum(output_tokens), sum(cache_read_tokens),
                                             sum(cache_creation_tokens), sum(sessions)) as r

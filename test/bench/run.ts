@@ -2,7 +2,7 @@
 // then writes them all to test-output/bench.json. Nothing here asserts a speed; tests never do.
 //   BENCH_ROWS     journal rows for the reads-at-scale figures (default 1000000; 10000000 for the full run)
 //   BENCH_FANOUT   comma-separated SSE client counts (default 1000,5000)
-//   BENCH_ONLY     comma-separated sections (ingest,realistic,latency,overhead,trellis,fanout,gates,reads)
+//   BENCH_ONLY     comma-separated sections (ingest,realistic,latency,overhead,trellis,fanout,gates,reads,usage)
 //   BENCH_INGEST_LINES  lines for the realistic ingest run (default 100000)
 //   DATABASE_URL   use that Postgres instead of a fresh embedded one
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -20,6 +20,7 @@ import { startRunner, type StartedRunner } from '../../jobs/runner.ts';
 import { benchGates } from './gates.ts';
 import { ingestRealistic } from './ingest-realistic.ts';
 import { trellisBench } from './trellis.ts';
+import { benchUsage } from './usage.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const FIREHOSE = path.join(root, 'test/fakes/firehose.mjs');
@@ -359,7 +360,7 @@ async function main(): Promise<void> {
   fs.chmodSync(tmp, 0o755);
   const pg = process.env.DATABASE_URL ? null : await startEmbeddedPostgres({ dataDir: path.join(tmp, 'pg') });
   const adminUrl = process.env.DATABASE_URL ?? pg!.url;
-  const only = new Set((process.env.BENCH_ONLY ?? 'ingest,realistic,latency,overhead,trellis,fanout,gates,reads').split(','));
+  const only = new Set((process.env.BENCH_ONLY ?? 'ingest,realistic,latency,overhead,trellis,fanout,gates,reads,usage').split(','));
   try {
     const a = await freshDb(adminUrl, 'pd_bench_ingest');
     if (only.has('ingest')) await ingest(a.sql, a.url, path.join(tmp, 'data'));
@@ -384,6 +385,11 @@ async function main(): Promise<void> {
       await reads(r.sql, r.url, path.join(tmp, 'data'), Math.min(rows, 1_000_000));
       if (rows > 1_000_000) await reads(r.sql, r.url, path.join(tmp, 'data'), rows);
       await r.sql.end();
+    }
+    if (only.has('usage')) {
+      const u = await freshDb(adminUrl, 'pd_bench_usage');
+      await benchUsage(u.sql, print);
+      await u.sql.end();
     }
   } finally {
     await pg?.stop();

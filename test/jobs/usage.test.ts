@@ -151,6 +151,9 @@ describe('usage per session, task, project and day', () => {
     });
     const res = await fetch(`${loop.url}/api/tasks/${tasksA[0]!.id}/usage`);
     expect(await res.json()).toEqual(r!.r);
+    // A task no turn spawned has no orchestrator share.
+    const [d] = await loop.db.sql<{ r: TaskUsage }[]>`select dispatch.task_usage(${direct}) as r`;
+    expect(d!.r.by_role.map((x) => x.key)).toEqual(['extractor', 'worker']);
   });
 
   it('GET /api/usage and the operator CLI say what SQL says', async () => {

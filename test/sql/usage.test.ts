@@ -21,7 +21,8 @@ beforeAll(async () => {
 /** The same report, summed from the sessions themselves. */
 async function bruteForce(project: string | null, since: Date | null, until: Date | null, group: string): Promise<UsageReport> {
   const rows = await db.sql<{ key: string; cost_usd: string; i: number; o: number; cr: number; cc: number; s: number }[]>`
-    select dispatch.usage_key(${group}, project_id, task_id, role, model, ended_at) as key, round(sum(cost_usd), 6)::text as cost_usd,
+    select case ${group} when 'day' then to_char(ended_at at time zone 'UTC', 'YYYY-MM-DD') when 'model' then model when 'role' then role
+                when 'project' then project_id::text else coalesce(task_id::text, '') end as key, round(sum(cost_usd), 6)::text as cost_usd,
            sum(input_tokens)::bigint as i, sum(output_tokens)::bigint as o, sum(cache_read_tokens)::bigint as cr,
            sum(cache_creation_tokens)::bigint as cc, sum(sessions)::bigint as s
       from dispatch.session_usage

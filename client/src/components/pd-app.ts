@@ -206,7 +206,7 @@ export class PdApp extends LitElement {
     };
     return html`<form class="settings" @submit=${save} aria-label="notification settings">
       <fieldset><legend>Notify this device when…</legend>
-        ${MOMENTS.map((m) => html`<label><input type="checkbox" name=${m} ?checked=${chosen.has(m)} /> ${m === 'success' ? 'a task finishes' : m === 'loop_stopped' ? 'the orchestrator stops' : m === 'gate_requested' ? 'a gate needs me' : `a task is ${m.replace('_', ' ')}`}</label>`)}
+        ${MOMENTS.map((m) => html`<label><input type="checkbox" name=${m} ?checked=${chosen.has(m)} /> ${m === 'success' ? 'a task finishes' : m === 'loop_stopped' ? 'the orchestrator stops' : m === 'gate_requested' ? 'a gate needs me' : m === 'budget_reached' ? 'the daily budget is spent' : `a task is ${m.replace('_', ' ')}`}</label>`)}
       </fieldset>
       <button type="submit">Turn on</button>
     </form>`;

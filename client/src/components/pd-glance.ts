@@ -11,6 +11,7 @@ import { countsOf } from '../store/selectors.ts';
 import './pd-changes.ts';
 import './pd-status.ts';
 import './pd-trellis.ts';
+import './pd-usage-glance.ts';
 
 @customElement('pd-glance')
 export class PdGlance extends LitElement {
@@ -58,6 +59,7 @@ export class PdGlance extends LitElement {
           ${chips.map(([name, label, n]) => html`<span class="chip ${name} ${n ? 'on' : ''}" data-chip=${name}>${n} ${label}</span>`)}
           <pd-changes></pd-changes>
         </div>
+        <pd-usage-glance .project=${this.project}></pd-usage-glance>
         ${focused
           ? html`<div class="focus" data-testid="focused">
               <span aria-hidden="true">★</span><span class="brief">${clip(focused.brief, 120)}</span>

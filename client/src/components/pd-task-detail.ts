@@ -10,6 +10,7 @@ import type { EventRow } from '../schemas.ts';
 import { store, TERMINAL } from '../store.ts';
 import { taskRowsOf } from '../store/selectors.ts';
 import './pd-diff.ts';
+import './pd-usage-breakdown.ts';
 import './pd-feed.ts';
 import './pd-journal-line.ts';
 import './pd-status.ts';
@@ -104,6 +105,7 @@ export class PdTaskDetail extends LitElement {
           </dl></section>`
         : nothing}
       <pd-diff .task=${t.id} @pd-open-task=${(e: CustomEvent<string>) => (location.hash = `#/task/${e.detail}`)}></pd-diff>
+      <pd-usage-breakdown .task=${t.id}></pd-usage-breakdown>
       <section><h3>Sessions</h3><pd-timeline .task=${t.id}></pd-timeline></section>
       <section data-testid="journal"><h3>Journal${store.hasOlder(t.id) ? ` (newest ${rows.length})` : ` (${rows.length})`}</h3>
         <pd-feed label="journal" .items=${rows} .keyFunction=${(e: EventRow) => e.event_id} ?hasOlder=${store.hasOlder(t.id)} ?loading=${this._loading}

@@ -10,6 +10,7 @@ import { BAD, store } from '../store.ts';
 import { tasksOf } from '../store/selectors.ts';
 import type { Task } from '../schemas.ts';
 import './pd-status.ts';
+import './pd-usage-cost.ts';
 
 @customElement('pd-task-list')
 export class PdTaskList extends LitElement {
@@ -63,6 +64,7 @@ export class PdTaskList extends LitElement {
               ${this.project ? '' : html`<span class="project" data-testid="task-project" title=${store.projects.get(t.project_id)?.name ?? ''}>${store.projects.get(t.project_id)?.name ?? ''}</span>`}
               <span>attempt ${t.attempt}</span>
               <span class="elapsed" data-testid="elapsed">${duration(elapsed(t.started_at, t.ended_at, now))}</span>
+              <pd-usage-cost .task=${t.id}></pd-usage-cost>
               <span>active ${ago(t.last_activity_at, now)}</span>
               ${t.status_reason ? html`<span title=${t.status_reason}>${clip(t.status_reason, 80)}</span>` : ''}
             </div>
