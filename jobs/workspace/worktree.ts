@@ -69,12 +69,17 @@ export async function prepareWorkspace(ctx: JobContext, task: TaskRow, pc: Proje
   }
 
   await withRepoLock(ctx.sql, info.repo, async () => {
-    const has = await git(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], { cwd: info.repo, bin, ok: [1] });
     fs.mkdirSync(path.dirname(dir), { recursive: true });
-    await git(['worktree', 'prune'], { cwd: info.repo, bin });
     if (fs.existsSync(path.join(dir, '.git'))) return; // made just before a crash, before it was recorded
-    if (has.code === 0) await git(['worktree', 'add', dir, branch], { cwd: info.repo, bin });
-    else await git(['worktree', 'add', '-b', branch, dir, start], { cwd: info.repo, bin });
+    const add = async () => {
+      const has = await git(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], { cwd: info.repo, bin, ok: [1] });
+      await git(['worktree', 'add', ...(has.code === 0 ? [dir, branch] : ['-b', branch, dir, start])], { cwd: info.repo, bin });
+    };
+    // A stale record of a worktree whose folder is gone blocks the branch: prune it and try again.
+    await add().catch(async () => {
+      await git(['worktree', 'prune'], { cwd: info.repo, bin });
+      await add();
+    });
   });
   const baseCommit = existing?.base_commit ?? start;
   await ctx.sql`select dispatch.workspace_created(${task.id}, ${task.attempt}, ${info.repo}, ${info.base}, ${branch}, ${dir},
