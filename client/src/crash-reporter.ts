@@ -108,6 +108,9 @@ export function reportStreamFailure(attempts: number, detail: string): void {
 
 export function installCrashReporter(): void {
   window.addEventListener('error', (e: ErrorEvent) => {
+    // The browser's note that a ResizeObserver callback changed layout again (the virtualised lists
+    // do, by design) has no error object and breaks nothing: not a crash.
+    if (!e.error && /^ResizeObserver loop/.test(e.message)) return;
     const err = e.error as { stack?: unknown } | undefined;
     report({
       kind: 'error',

@@ -5,7 +5,7 @@
 //
 // @fires change - a workspace or the waiting count changed
 import * as v from 'valibot';
-import { api, ApiError, authHeaders } from './api.ts';
+import { api, authHeaders } from './api.ts';
 import { DecisionSchema, WorkspaceListSchema, WorkspaceSchema, type Workspace } from '../../core/contracts/workspace.valibot.ts';
 import { TaskSchema, type Task } from './schemas.ts';
 import { store } from './store.ts';
@@ -68,13 +68,7 @@ class Workspaces extends EventTarget {
 
   /** Fetches the task's workspace (null when it has none). */
   async load(taskId: string): Promise<Workspace | null> {
-    let w: Workspace | null;
-    try {
-      w = await api(WorkspaceSchema, `/api/tasks/${taskId}/workspace`);
-    } catch (err) {
-      if (!(err instanceof ApiError && err.status === 404)) throw err;
-      w = null;
-    }
+    const w: Workspace | null = await api(v.nullable(WorkspaceSchema), `/api/tasks/${taskId}/workspace`);
     this.byTask.set(taskId, w);
     this.changed();
     return w;

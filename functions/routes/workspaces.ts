@@ -41,13 +41,14 @@ export function workspaceRoutes() {
         method: 'get',
         path: '/tasks/{id}/workspace',
         request: { params: IdParam },
-        responses: { 200: json(WorkspaceSchema, "the task's newest workspace and its change"), ...errors },
+        responses: { 200: json(WorkspaceSchema.nullable(), "the task's newest workspace and its change; null when the task has none"), ...errors },
       }),
       async (c) => {
         const { id } = c.req.valid('param');
         const w = await taskWorkspace(c.var.deps.sql, id);
-        if (!w) throw new AppError(404, 'not_found', `task ${id} has no workspace`);
-        return c.json(w, 200);
+        // A task without a workspace is an answer, not an error (an unknown task is the 404).
+        if (!w && !(await exists(c.var.deps.sql, 'tasks', id))) throw new AppError(404, 'not_found', `no task ${id}`);
+        return c.json(w ?? null, 200);
       },
     )
     .openapi(

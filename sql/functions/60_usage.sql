@@ -69,8 +69,9 @@ $$;
 -- null), grouped by task, day (UTC), model, project or role:
 --   {rows: [{key, cost_usd, input_tokens, output_tokens, cache_read_tokens, cache_creation_tokens, sessions}],
 --    total: {…the same fields}}
--- Whole hours come from the hourly rollup and the partial hours at either edge from the sessions
--- themselves, so any range is exact and a year of a busy project reads a few thousand rows.
+-- Whole days come from the daily rollup, the whole hours of the partial days from the hourly one,
+-- and the partial hours at either edge from the sessions themselves: any range is exact, and a
+-- month of a busy project reads a few hundred rows.
 -- Grouping by task reads the sessions of the range (tasks are not in the rollup). Sessions of no
 -- task (orchestrator turns) are grouped under the key ''.
 create or replace function dispatch.usage(project_id uuid, since timestamptz default null,
@@ -81,6 +82,8 @@ declare
   hi timestamptz := coalesce(until, 'infinity');
   hlo timestamptz;
   hhi timestamptz;
+  dlo timestamptz;
+  dhi timestamptz;
   -- One project, or every uuid: a range the indexes serve in a cached generic plan (an
   -- "is null or =" test would not).
   p_lo uuid := coalesce(usage.project_id, '00000000-0000-0000-0000-000000000000');
@@ -96,15 +99,32 @@ begin
     hlo := hi; -- no rollup: every session of the range is read
     hhi := hi;
   end if;
+  -- Inside the whole hours, the whole days come from the daily rollup (empty when hlo >= hhi).
+  dlo := case when date_trunc('day', hlo, 'UTC') = hlo then hlo else date_trunc('day', hlo, 'UTC') + interval '1 day' end;
+  dhi := date_trunc('day', hhi, 'UTC');
   -- Grouped on raw values (a UTC date, or a text), formatted after: formatting every row costs more
   -- than the rest of the report.
   with parts as (
-    select case when group_by = 'day' then (h.hour at time zone 'UTC')::date end as d,
-           dispatch.usage_key(group_by, h.project_id, null, h.role, h.model) as k,
+    select case when group_by = 'day' then (y.day at time zone 'UTC')::date end as d,
+           dispatch.usage_key(group_by, y.project_id, null, y.role, y.model) as k,
+           y.cost_usd, y.input_tokens, y.output_tokens, y.cache_read_tokens, y.cache_creation_tokens, y.sessions
+      from dispatch.usage_daily y
+     where y.project_id between p_lo and p_hi
+       and y.day >= dlo and y.day < dhi
+    union all
+    select case when group_by = 'day' then (h.hour at time zone 'UTC')::date end,
+           dispatch.usage_key(group_by, h.project_id, null, h.role, h.model),
            h.cost_usd, h.input_tokens, h.output_tokens, h.cache_read_tokens, h.cache_creation_tokens, h.sessions
       from dispatch.usage_hourly h
      where h.project_id between p_lo and p_hi
-       and h.hour >= hlo and h.hour < hhi
+       and h.hour >= hlo and h.hour < least(dlo, hhi)
+    union all
+    select case when group_by = 'day' then (h.hour at time zone 'UTC')::date end,
+           dispatch.usage_key(group_by, h.project_id, null, h.role, h.model),
+           h.cost_usd, h.input_tokens, h.output_tokens, h.cache_read_tokens, h.cache_creation_tokens, h.sessions
+      from dispatch.usage_hourly h
+     where h.project_id between p_lo and p_hi
+       and h.hour >= greatest(dhi, least(dlo, hhi)) and h.hour < hhi
     union all
     select case when group_by = 'day' then (u.ended_at at time zone 'UTC')::date end,
            dispatch.usage_key(group_by, u.project_id, u.task_id, u.role, u.model),

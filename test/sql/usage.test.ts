@@ -1,4 +1,4 @@
-// dispatch.usage answers from the hourly rollup and the partial hours at the edges of the range:
+// dispatch.usage answers from the daily and hourly rollups and the partial hours at the edges of the range:
 // for any range and grouping it says exactly what summing the sessions themselves says.
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { UsageReport } from '../../core/contracts/usage.ts';
@@ -53,6 +53,8 @@ describe('dispatch.usage', () => {
       [new Date(end.getTime() - 2 * 86_400_000), null],
       [null, new Date('2026-03-08T00:00:00Z')],
       [new Date('2026-03-07T05:00:00Z'), new Date('2026-03-09T17:00:00Z')],
+      [new Date('2026-03-07T00:00:00Z'), new Date('2026-03-09T00:00:00Z')],
+      [new Date('2026-03-06T23:30:00Z'), new Date('2026-03-09T00:30:00Z')],
       [new Date('2026-03-07T05:17:03.5Z'), new Date('2026-03-09T17:42:00Z')],
       [new Date('2026-03-08T10:05:00Z'), new Date('2026-03-08T10:55:00Z')],
       [new Date('2026-03-08T10:05:00Z'), new Date('2026-03-08T11:55:00Z')],
