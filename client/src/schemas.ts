@@ -14,6 +14,7 @@ export { TaskSchema, type Task } from '../../core/contracts/task.valibot.ts';
 export { TrellisViewSchema as TrellisSchema, type TrellisView as Trellis } from '../../core/contracts/trellis.valibot.ts';
 export { UsageSchema, type Usage } from '../../core/contracts/usage.valibot.ts';
 export { WorkingSetSchema, type WorkingSet } from '../../core/contracts/working-set.valibot.ts';
+export { ProjectConfigSchema, type ProjectConfig } from '../../core/contracts/project-config.valibot.ts';
 export {
   QuotaStateSchema, TaskUsageSchema, UsageReportSchema, type QuotaState, type TaskUsage, type UsageReport, type UsageRow, type UsageTotals,
 } from '../../core/contracts/usage.valibot.ts';

@@ -237,9 +237,10 @@ export class Store extends EventTarget {
     this.journal.keep(taskId);
     if (!taskId || !this.loaded) return;
     const gen = this.generation;
+    // Its handoff, if it has one (a derived row: the partial index on derived rows finds it at once).
+    if (!this.model.handoffs.has(taskId)) void this.page(`task=${taskId}&tier=derived&type=handoff&before=${this.model.seq + 1}&limit=1`, gen).catch(() => {});
     const held = this.journal.task(taskId).length;
     if (held < RECENT_ROWS && this.hasOlder(taskId)) await this.loadOlder(taskId);
-    if (!this.model.handoffs.has(taskId)) await this.page(`task=${taskId}&type=handoff&before=${this.model.seq + 1}&limit=1`, gen);
   }
 
   /** The person's messages and the orchestrator's words of a project, beyond the recent window. */

@@ -13,3 +13,8 @@ export const CreateProject = z.object({
   name: z.string().trim().min(1).max(200),
   config: ProjectConfigInput.optional(),
 });
+
+/** PATCH /api/projects/:id: a new name, a new config (replaces the old one), or both. */
+export const UpdateProject = z
+  .object({ name: z.string().trim().min(1).max(200).optional(), config: ProjectConfigInput.optional() })
+  .refine((b) => b.name !== undefined || b.config !== undefined, 'send a name, a config, or both');

@@ -3,7 +3,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { json, newRouter } from './openapi.ts';
 import { AppError } from '../errors.ts';
 import { ErrorBody } from '../../core/contracts/common.ts';
-import { CreateProject, ProjectSchema, type Project } from '../../core/contracts/project.ts';
+import { CreateProject, ProjectSchema, UpdateProject, type Project } from '../../core/contracts/project.ts';
 import { PROJECT_COLUMNS } from '../queries/projects.ts';
 import { exists } from '../queries/tasks.ts';
 import { IdParam } from '../schemas.ts';
@@ -45,6 +45,28 @@ export function projectRoutes() {
         const [row] = await sql<{ id: string }[]>`select dispatch.create_project(${body.name}, ${JSON.stringify(config)}::text::jsonb) as id`;
         const [project] = await sql<Project[]>`select ${sql.unsafe(PROJECT_COLUMNS)} from dispatch.projects where id = ${row!.id}`;
         return c.json(project!, 201);
+      },
+    )
+    .openapi(
+      createRoute({
+        method: 'patch',
+        path: '/projects/{id}',
+        request: { params: IdParam, body: { content: { 'application/json': { schema: UpdateProject } }, required: true } },
+        responses: { 200: json(ProjectSchema, 'the project as it is now'), ...errors },
+      }),
+      async (c) => {
+        const { sql } = c.var.deps;
+        const { id } = c.req.valid('param');
+        const body = c.req.valid('json');
+        if (!(await exists(sql, 'projects', id))) throw new AppError(404, 'not_found', `no project ${id}`);
+        if (body.name !== undefined) {
+          const [taken] = await sql`select 1 as one from dispatch.projects where lower(name) = lower(${body.name}) and id <> ${id}`;
+          if (taken) throw new AppError(409, 'conflict', `a project named ${body.name} exists`);
+        }
+        const config = body.config === undefined ? null : JSON.stringify(await checkedConfig(body.config, c.var.deps.config.GIT_BIN));
+        await sql`select dispatch.update_project(${id}, ${body.name ?? null}, ${config}::text::jsonb)`;
+        const [project] = await sql<Project[]>`select ${sql.unsafe(PROJECT_COLUMNS)} from dispatch.projects where id = ${id}`;
+        return c.json(project!, 200);
       },
     )
     .openapi(

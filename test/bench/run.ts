@@ -2,7 +2,7 @@
 // then writes them all to test-output/bench.json. Nothing here asserts a speed; tests never do.
 //   BENCH_ROWS     journal rows for the reads-at-scale figures (default 1000000; 10000000 for the full run)
 //   BENCH_FANOUT   comma-separated SSE client counts (default 1000,5000)
-//   BENCH_ONLY     comma-separated sections (ingest,realistic,latency,overhead,trellis,fanout,reads,usage,workspaces)
+//   BENCH_ONLY     comma-separated sections (ingest,realistic,latency,overhead,trellis,fanout,reads,usage,workspaces,client)
 //   BENCH_INGEST_LINES  lines for the realistic ingest run (default 100000)
 //   DATABASE_URL   use that Postgres instead of a fresh embedded one
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -17,6 +17,7 @@ import { migrateAll } from '../../core/db/migrate.ts';
 import type { Logger } from '../../core/log.ts';
 import { JournalWriter } from '../../jobs/journal-writer.ts';
 import { startRunner, type StartedRunner } from '../../jobs/runner.ts';
+import { clientBench } from './client.ts';
 import { benchGates } from './gates.ts';
 import { ingestRealistic } from './ingest-realistic.ts';
 import { trellisBench } from './trellis.ts';
@@ -361,7 +362,7 @@ async function main(): Promise<void> {
   fs.chmodSync(tmp, 0o755);
   const pg = process.env.DATABASE_URL ? null : await startEmbeddedPostgres({ dataDir: path.join(tmp, 'pg') });
   const adminUrl = process.env.DATABASE_URL ?? pg!.url;
-  const only = new Set((process.env.BENCH_ONLY ?? 'ingest,realistic,latency,overhead,trellis,fanout,reads,usage,workspaces').split(','));
+  const only = new Set((process.env.BENCH_ONLY ?? 'ingest,realistic,latency,overhead,trellis,fanout,reads,usage,workspaces,client').split(','));
   try {
     const a = await freshDb(adminUrl, 'pd_bench_ingest');
     if (only.has('ingest')) await ingest(a.sql, a.url, path.join(tmp, 'data'));
@@ -392,6 +393,11 @@ async function main(): Promise<void> {
       const u = await freshDb(adminUrl, 'pd_bench_usage');
       await benchUsage(u.sql, print);
       await u.sql.end();
+    }
+    if (only.has('client')) {
+      const c = await freshDb(adminUrl, 'pd_bench_client');
+      await clientBench(c.sql, c.url, print);
+      await c.sql.end();
     }
   } finally {
     await pg?.stop();

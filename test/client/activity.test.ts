@@ -53,11 +53,8 @@ describe('the Activity feed', () => {
     expect(Math.max(...rendered)).toBe(top);
     await shot(page, 'desktop-activity-100k');
     // Scrolled to the top, the next older page comes in above.
-    await page.evaluate(() => {
-      const v = document.querySelector('pd-app')!.shadowRoot!.querySelector('pd-activity')!.shadowRoot!.querySelector('lit-virtualizer')!;
-      v.scrollTop = 0;
-      v.dispatchEvent(new Event('scroll'));
-    });
+    await page.locator('pd-activity lit-virtualizer').hover();
+    for (let i = 0; i < 4; i++) await page.mouse.wheel(0, -20_000);
     await page.locator('[data-testid=activity-count]', { hasText: '600 events' }).waitFor({ timeout: 10_000 });
     expect(errors).toEqual([]);
     await ctx.close();

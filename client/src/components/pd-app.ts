@@ -13,6 +13,8 @@ import './pd-chat.ts';
 import './pd-diagnostics.ts';
 import './pd-gates.ts';
 import './pd-glance.ts';
+import './pd-new-task.ts';
+import './pd-project-form.ts';
 import './pd-task-detail.ts';
 import './pd-task-list.ts';
 import './pd-timeline.ts';
@@ -39,6 +41,8 @@ export class PdApp extends LitElement {
   @state() private _needsToken = false;
   @state() private _theme: (typeof THEMES)[number] = (localStorage.getItem('pd.theme') as (typeof THEMES)[number]) ?? 'auto';
   @state() private _settings = false;
+  /** An open form: a project's settings, a new project, a new task. */
+  @state() private _panel: '' | 'project' | 'new-project' | 'task' = '';
   @query('pd-toast') private _toast!: PdToast;
 
   constructor() {
@@ -60,6 +64,9 @@ export class PdApp extends LitElement {
     button:focus-visible, select:focus-visible { outline: 2px solid var(--pd-accent); outline-offset: 2px; }
     .banner { padding: 0.45rem 0.75rem; font-size: 0.9rem; font-weight: 600; background: var(--pd-stalled); color: #fff; }
     .banner.offline { background: var(--pd-failed); }
+    .tools { display: flex; gap: 0.5rem; justify-content: flex-end; margin-bottom: 0.6rem; }
+    .tools button { min-height: 44px; padding: 0 0.9rem; border-radius: 10px; border: 1px solid var(--pd-line); background: var(--pd-card); color: var(--pd-fg); font: inherit; font-weight: 700; cursor: pointer; }
+    pd-project-form, pd-new-task { margin-bottom: 0.75rem; }
     main { padding: 0.75rem; flex: 1; max-width: 60rem; width: 100%; box-sizing: border-box; margin: 0 auto; }
     form.settings { background: var(--pd-card); border-bottom: 1px solid var(--pd-line); padding: 0.6rem 0.75rem; display: grid; gap: 0.5rem; }
     form.settings fieldset { border: none; margin: 0; padding: 0; display: grid; gap: 0.35rem; }
@@ -77,6 +84,18 @@ export class PdApp extends LitElement {
     this.addEventListener('open-task', ((e: CustomEvent<string>) => this.go(`task/${e.detail}`)) as EventListener);
     this.addEventListener('close-task', () => history.length > 1 ? history.back() : this.go('tasks'));
     this.addEventListener('pd-error', ((e: CustomEvent<string>) => this._toast?.show(e.detail)) as EventListener);
+    this.addEventListener('pd-notice', (e) => this._toast?.show(e.detail));
+    this.addEventListener('pd-close', () => (this._panel = ''));
+    this.addEventListener('pd-project-saved', (e) => {
+      this._panel = '';
+      this._toast?.show('Project saved.');
+      this.pickProject(e.detail);
+    });
+    this.addEventListener('pd-task-created', () => {
+      this._panel = '';
+      this._toast?.show('Task started.');
+      if (this._task) this.go('tasks');
+    });
     store.addEventListener('task-status', this.notify as EventListener);
     store.start(this._project).then(() => {
       // A project remembered on this device that no longer exists: show all.
@@ -151,6 +170,8 @@ export class PdApp extends LitElement {
             <option value="" ?selected=${!scope}>All projects</option>
             ${[...store.projects.values()].map((p) => html`<option value=${p.id} ?selected=${p.id === scope} title=${p.name}>${p.name}</option>`)}
           </select>
+          <button @click=${() => (this._panel = this._panel ? '' : scope ? 'project' : 'new-project')} aria-label=${scope ? 'project settings' : 'new project'}
+            aria-expanded=${this._panel === 'project' || this._panel === 'new-project' ? 'true' : 'false'} title=${scope ? 'Project settings' : 'New project'} data-testid="project-settings">⚙</button>
           <span class="spacer"></span>
           <button @click=${() => (this._settings = !this._settings)} aria-expanded=${this._settings ? 'true' : 'false'} aria-label="notification settings" title="Notifications">Notify</button>
           <button @click=${this.cycleTheme} aria-label=${`theme: ${this._theme}`} title="Theme">${this._theme === 'dark' ? '☾' : this._theme === 'light' ? '☀' : '◐'}</button>
@@ -166,7 +187,7 @@ export class PdApp extends LitElement {
         </nav>
       </header>
       ${this._settings ? this.settings() : nothing}
-      <main><pd-gates></pd-gates>${this.view(project, scope)}</main>
+      <main>${this.panel(project, scope)}<pd-gates></pd-gates>${this.view(project, scope)}</main>
       <pd-toast></pd-toast>
     `;
   }
@@ -186,7 +207,24 @@ export class PdApp extends LitElement {
       case 'health':
         return html`<pd-diagnostics></pd-diagnostics>`;
       default:
-        return html`<pd-task-list .project=${scope}></pd-task-list>`;
+        return html`<div class="tools">
+            <button @click=${() => (this._panel = 'task')} ?disabled=${!project} data-testid="new-task">＋ Task</button>
+            <button @click=${() => (this._panel = 'new-project')} data-testid="new-project">＋ Project</button>
+          </div>
+          <pd-task-list .project=${scope}></pd-task-list>`;
+    }
+  }
+
+  private panel(project: string, scope: string) {
+    switch (this._panel) {
+      case 'project':
+        return html`<pd-project-form .project=${scope}></pd-project-form>`;
+      case 'new-project':
+        return html`<pd-project-form></pd-project-form>`;
+      case 'task':
+        return html`<pd-new-task .project=${project}></pd-new-task>`;
+      default:
+        return nothing;
     }
   }
 

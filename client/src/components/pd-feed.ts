@@ -61,6 +61,7 @@ export class PdFeed<T = unknown> extends LitElement {
   }
 
   override updated(changed: Map<string, unknown>): void {
+    if (changed.has('loading') && !this.loading) this._asked = false;
     if (!changed.has('items')) return;
     if (this._keyAtTop !== undefined) {
       const i = this.items.findIndex((x) => this.keyFunction(x) === this._keyAtTop);
@@ -75,13 +76,29 @@ export class PdFeed<T = unknown> extends LitElement {
     if (!this.items.length) return;
     this._pinned = true;
     this._newSince = null;
+    this._intentAt = 0;
     const v = this._v;
     if (!v) return;
-    void v.updateComplete.then(async () => {
-      await v.layoutComplete;
-      if (this._pinned && this.items.length) v.element(this.items.length - 1)?.scrollIntoView({ block: 'end' });
-    });
+    const go = () => {
+      if (!this._pinned || !this.items.length) return;
+      // Scrolls in the next moments are ours (and the virtualizer's settling), not the person's.
+      this._autoUntil = performance.now() + 400;
+      v.element(this.items.length - 1)?.scrollIntoView({ block: 'end' });
+    };
+    go();
+    // Again once the virtualizer has laid the new rows out (no layout may be pending: do not wait forever).
+    void v.updateComplete
+      .then(() => Promise.race([v.layoutComplete, new Promise((r) => setTimeout(r, 200))]))
+      .then(go);
   }
+
+  /** When the person last touched the list (wheel, touch, keys, pointer): scrolls right after are theirs. */
+  private _intentAt = 0;
+  /** Until when scroll events come from our own scrolling to the bottom. */
+  private _autoUntil = 0;
+  private onIntent = () => {
+    this._intentAt = performance.now();
+  };
 
   private onScroll = () => {
     const v = this._v;
@@ -90,15 +107,20 @@ export class PdFeed<T = unknown> extends LitElement {
     if (atBottom && !this._pinned) {
       this._pinned = true;
       this._newSince = null;
-    }
+    } else if (!atBottom && this._pinned && (performance.now() - this._intentAt < 600 || performance.now() > this._autoUntil)) this.unpin();
+    if (!this._pinned && v.scrollTop < 40 && this.hasOlder && !this.loading && !this._asked) this.askOlder();
   };
+
+  private unpin(): void {
+    this._pinned = false;
+    const last = this.items.at(-1);
+    this._newSince = last === undefined ? null : this.keyFunction(last);
+  }
 
   private onUnpinned = () => {
     const v = this._v;
     if (v && v.scrollHeight - v.scrollTop - v.clientHeight < 24) return;
-    this._pinned = false;
-    const last = this.items.at(-1);
-    this._newSince = last === undefined ? null : this.keyFunction(last);
+    if (this._pinned) this.unpin();
   };
 
   private onVisible = (e: Event) => {
@@ -133,7 +155,8 @@ export class PdFeed<T = unknown> extends LitElement {
       </div>
       <lit-virtualizer scroller role="list" aria-label=${this.label} .layout=${LAYOUT} .items=${this.items as T[]}
         .keyFunction=${this.keyFunction} .renderItem=${(x: T, i: number) => this.renderItem(x, i)}
-        @scroll=${this.onScroll} @unpinned=${this.onUnpinned} @visibilityChanged=${this.onVisible}></lit-virtualizer>
+        @scroll=${this.onScroll} @unpinned=${this.onUnpinned} @visibilityChanged=${this.onVisible}
+        @wheel=${this.onIntent} @touchstart=${this.onIntent} @keydown=${this.onIntent} @pointerdown=${this.onIntent}></lit-virtualizer>
       ${n ? html`<button class="jump" data-testid="jump-new" @click=${() => this.toBottom()}>↓ ${n} new</button>` : nothing}
     `;
   }

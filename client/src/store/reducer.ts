@@ -100,6 +100,12 @@ export function reduce(m: Model, row: EventRow): Model {
         out = { ...out, projects: put(out.projects, row.project_id, { id: row.project_id, name: String(p.name ?? ''), config, created_at: at }) };
       }
       return out;
+    case 'project.updated': {
+      const pr = row.project_id ? out.projects.get(row.project_id) : undefined;
+      if (!pr || history) return out;
+      const config = (p.config && typeof p.config === 'object' ? p.config : pr.config) as Project['config'];
+      return { ...out, projects: put(out.projects, pr.id, { ...pr, name: String(p.name ?? pr.name), config }) };
+    }
     case 'task.submitted':
       if (row.task_id && !out.tasks.has(row.task_id) && row.project_id) {
         const t: Task = {

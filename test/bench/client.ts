@@ -1,0 +1,128 @@
+// Bench section `client`: the phone surface on a real journal. 1 000 000 journal rows over 20 tasks
+// in 3 projects (test/helpers/big-journal.ts), a real Chromium at 390×844, the server in this
+// process. Figures: the open (ms until the picked project's tasks are visible, bytes and requests
+// it took), the same throttled to 9 Mbit/s with 60 ms latency, opening the 200 000-row task (ms
+// until its newest row shows), the longest main-thread task while scrolling it 5 screens, and
+// the JS heap after a spell of live updates at 100 lines/s.
+//   BENCH_CLIENT_ROWS    journal rows (default 1000000)
+//   BENCH_CLIENT_LIVE_S  seconds of live updates before the heap is read (default 60; the issue's figure is 600)
+import { serve } from '@hono/node-server';
+import type { AddressInfo } from 'node:net';
+import { chromium, type Page } from 'playwright-core';
+import { loadConfig } from '../../core/config.ts';
+import type { Sql } from '../../core/db/client.ts';
+import type { Logger } from '../../core/log.ts';
+import { buildApp } from '../../functions/app.ts';
+import { JournalHub } from '../../functions/stream/hub.ts';
+import { JournalWriter } from '../../jobs/journal-writer.ts';
+import { fillBigJournal } from '../helpers/big-journal.ts';
+import { resolveChromium } from '../helpers/chromium.ts';
+
+const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {} };
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-sync', '--enable-precise-memory-info'];
+
+type Print = (name: string, figures: Record<string, unknown>) => void;
+
+async function openTimed(page: Page, url: string, taskIds: string[]): Promise<{ ms: number; bytes: number; requests: number }> {
+  let bytes = 0;
+  let requests = 0;
+  const pending: Promise<void>[] = [];
+  page.on('requestfinished', (r) => {
+    requests++;
+    pending.push(r.sizes().then((s) => void (bytes += s.responseBodySize + s.responseHeadersSize)));
+  });
+  const t0 = performance.now();
+  await page.goto(url);
+  for (const id of taskIds) await page.locator(`li[data-task="${id}"]`).waitFor({ timeout: 120_000 });
+  const ms = performance.now() - t0;
+  await page.waitForLoadState('networkidle').catch(() => {});
+  await Promise.all(pending);
+  return { ms: Math.round(ms), bytes, requests };
+}
+
+export async function clientBench(sql: Sql, dbUrl: string, print: Print): Promise<void> {
+  const rows = Number(process.env.BENCH_CLIENT_ROWS ?? 1_000_000);
+  const t0 = performance.now();
+  const big = await fillBigJournal(sql, rows);
+  const fillS = (performance.now() - t0) / 1000;
+  const hub = new JournalHub(sql, quiet, {});
+  await hub.start();
+  const app = buildApp({ sql, config: loadConfig({ DATABASE_URL: dbUrl }), log: quiet, hub });
+  const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' });
+  await new Promise<void>((r) => server.once('listening', () => r()));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const browser = await chromium.launch({ executablePath: (await resolveChromium()).path, args: ARGS, headless: true });
+  try {
+    const project = big.projects[0]!;
+    const mine = big.tasks.filter((id) => big.projectOf.get(id) === project);
+    const context = async (throttle: boolean) => {
+      const ctx = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+      await ctx.addInitScript((p) => localStorage.setItem('pd.project', p), project);
+      const page = await ctx.newPage();
+      if (throttle) {
+        const cdp = await ctx.newCDPSession(page);
+        await cdp.send('Network.enable');
+        await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 60, downloadThroughput: (9e6 / 8), uploadThroughput: (9e6 / 8) });
+      }
+      return { ctx, page };
+    };
+
+    // A first visit warms nothing that matters (no service worker yet in a fresh context); each run below is a cold open.
+    const fast = await context(false);
+    const open = await openTimed(fast.page, url, mine);
+    const slow = await context(true);
+    const throttled = await openTimed(slow.page, url, mine);
+    await slow.ctx.close();
+
+    // The 200 000-row task: newest row on screen, then 5 screens of scrolling, watching long tasks.
+    const page = fast.page;
+    const bigTask = big.tasks[0]!;
+    const [{ top } = { top: 0 }] = await sql<{ top: number }[]>`select max(seq) as top from dispatch.events where task_id = ${bigTask}`;
+    const t1 = performance.now();
+    await page.locator(`li[data-task="${bigTask}"] button.open`).click();
+    await page.locator(`pd-task-detail pd-journal-line[data-seq="${top}"]`).waitFor({ timeout: 120_000 });
+    const taskMs = Math.round(performance.now() - t1);
+    await page.evaluate(() => {
+      const w = window as unknown as { __long: number[] };
+      w.__long = [];
+      new PerformanceObserver((l) => l.getEntries().forEach((e) => w.__long.push(e.duration))).observe({ type: 'longtask', buffered: false });
+    });
+    const list = page.locator('pd-task-detail lit-virtualizer');
+    await list.hover();
+    for (let i = 0; i < 5; i++) {
+      await page.mouse.wheel(0, -844);
+      await page.waitForTimeout(150);
+    }
+    const longest = await page.evaluate(() => Math.max(0, ...(window as unknown as { __long: number[] }).__long));
+
+    // Live updates at 100 lines/s into the open task, then the JS heap.
+    const liveS = Number(process.env.BENCH_CLIENT_LIVE_S ?? 60);
+    const [s] = await sql<{ id: string }[]>`select id from dispatch.sessions where task_id = ${bigTask}`;
+    const writer = new JournalWriter(sql, { projectId: project, sessionId: s!.id, taskId: bigTask }, { maxBatch: 50 });
+    const line = (i: number) => Buffer.from(JSON.stringify({ type: 'assistant', message: { id: `live_${i}`, role: 'assistant', content: [{ type: 'text', text: `live line ${i}: ${'a realistic sentence of model output. '.repeat(8)}` }] } }));
+    const end = Date.now() + liveS * 1000;
+    let i = 0;
+    while (Date.now() < end) {
+      for (let k = 0; k < 10; k++) writer.push(line(i++));
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await writer.flush();
+    const cdp = await fast.ctx.newCDPSession(page);
+    await cdp.send('HeapProfiler.collectGarbage');
+    const heap = (await cdp.send('Runtime.getHeapUsage')) as { usedSize: number };
+    await fast.ctx.close();
+
+    print('client open (1M rows)', {
+      rows, fill_s: Math.round(fillS), tasks_visible_ms: open.ms, open_kb: Math.round(open.bytes / 1024), open_requests: open.requests,
+      target: '≤ 1000 ms, ≤ 300 KB',
+    });
+    print('client open 9 Mbit/s 60 ms', { tasks_visible_ms: throttled.ms, open_kb: Math.round(throttled.bytes / 1024), target: '≤ 2000 ms' });
+    print('client task 200k rows', { newest_rows_ms: taskMs, longest_task_scrolling_ms: Math.round(longest), target: '≤ 1000 ms, no task > 200 ms' });
+    print('client heap after live', { live_s: liveS, lines: i, js_heap_mb: Math.round((heap.usedSize / 2 ** 20) * 10) / 10, target: '≤ 50 MB' });
+  } finally {
+    await browser.close();
+    await hub.stop();
+    (server as unknown as { closeAllConnections(): void }).closeAllConnections();
+    await new Promise<void>((r) => server.close(() => r()));
+  }
+}

@@ -1,0 +1,103 @@
+// The phone on a real journal: 1 000 000 rows over 20 tasks in 3 projects (one task holds 200 000).
+// At 390×844 the picked project's tasks show from a bounded open (the bytes are counted from the
+// responses), the big task shows its newest rows, older rows page in when scrolled up, and new
+// rows while scrolled up offer "↓ N new". How fast is the bench's business (test/bench/client.ts).
+import type { Browser, Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { JournalWriter } from '../../jobs/journal-writer.ts';
+import { fillBigJournal, type BigJournal } from '../helpers/big-journal.ts';
+import { listen, startTestApp, type TestApp } from '../helpers/app.ts';
+import { launch, shot } from '../helpers/browser.ts';
+import { createTestDb } from '../helpers/db.ts';
+
+let t: TestApp;
+let big: BigJournal;
+let url: string;
+let browser: Browser;
+
+beforeAll(async () => {
+  const db = await createTestDb();
+  big = await fillBigJournal(db.sql, 1_000_000);
+  // The server starts after the fill: its hub begins at the journal's head, as after a restart.
+  t = await startTestApp({}, db);
+  url = (await listen(t)).url;
+  browser = await launch();
+}, 600_000);
+
+/** Bytes each finished response took on the wire (headers and compressed body). */
+function countBytes(page: Page): { total(): number; requests: string[] } {
+  let total = 0;
+  const requests: string[] = [];
+  page.on('requestfinished', (r) => {
+    void r.sizes().then((s) => {
+      total += s.responseBodySize + s.responseHeadersSize;
+    });
+    requests.push(new URL(r.url()).pathname + new URL(r.url()).search);
+  });
+  return { total: () => total, requests };
+}
+
+const detail = (page: Page) => page.locator('pd-task-detail');
+
+describe('a phone on a million-row journal', () => {
+  it('shows the picked project’s tasks from a bounded open, then the big task’s newest rows, pages older ones, and offers the new ones', { timeout: 180_000 }, async () => {
+    const project = big.projects[0]!;
+    const bigTask = big.tasks[0]!;
+    const ctx = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+    await ctx.addInitScript((p) => localStorage.setItem('pd.project', p), project);
+    const page = await ctx.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(String(e)));
+    const bytes = countBytes(page);
+    await page.goto(url);
+
+    const mine = big.tasks.filter((id) => big.projectOf.get(id) === project);
+    for (const id of mine) await page.locator(`li[data-task="${id}"]`).waitFor({ timeout: 30_000 });
+    expect(await page.locator('li[data-task]').count()).toBe(mine.length);
+    await page.waitForLoadState('networkidle').catch(() => {});
+    // Everything the open downloaded, the stream aside (it never finishes): well under 300 KB.
+    expect(bytes.total()).toBeGreaterThan(0);
+    expect(bytes.total()).toBeLessThan(300 * 1024);
+    expect(bytes.requests.filter((r) => r.startsWith('/api/events'))).toHaveLength(1);
+    await shot(page, 'phone-tasks-1m');
+
+    // The big task: its newest row is on screen, a few dozen rows are in the DOM.
+    const [{ top } = { top: 0 }] = await t.db.sql<{ top: number }[]>`select max(seq) as top from dispatch.events where task_id = ${bigTask}`;
+    await page.locator(`li[data-task="${bigTask}"] button.open`).click();
+    await detail(page).locator(`pd-journal-line[data-seq="${top}"]`).waitFor({ timeout: 30_000 });
+    const inDom = await detail(page).locator('pd-journal-line').count();
+    expect(inDom).toBeGreaterThan(3);
+    expect(inDom).toBeLessThan(100);
+    await shot(page, 'phone-task-200k');
+
+    // Scrolled to the top, the next older page comes in above.
+    const heading = detail(page).locator('[data-testid=journal] h3');
+    const held = async () => Number((await heading.innerText()).match(/\d+/)![0]);
+    const before = await held();
+    const list = detail(page).locator('lit-virtualizer');
+    await list.hover();
+    for (let i = 0; i < 50 && (await held()) === before; i++) await page.mouse.wheel(0, -50_000);
+    await page.waitForFunction(
+      (n) => {
+        const h = document.querySelector('pd-app')?.shadowRoot?.querySelector('pd-task-detail')?.shadowRoot?.querySelector('[data-testid=journal] h3');
+        return Number(h?.textContent?.match(/\d+/)?.[0] ?? 0) >= n + 300;
+      },
+      before,
+      { timeout: 20_000 },
+    );
+    expect(await held()).toBe(before + 300);
+
+    // Scrolled up, new rows of the task do not move the view; a button says how many arrived.
+    const [session] = await t.db.sql<{ id: string }[]>`select id from dispatch.sessions where task_id = ${bigTask}`;
+    const writer = new JournalWriter(t.db.sql, { projectId: project, sessionId: session!.id, taskId: bigTask }, { maxBatch: 10 });
+    for (let i = 0; i < 5; i++) writer.push(Buffer.from(JSON.stringify({ type: 'assistant', message: { content: [{ type: 'text', text: `late line ${i}` }] } })));
+    await writer.flush();
+    const jump = detail(page).getByTestId('jump-new');
+    await jump.waitFor({ timeout: 20_000 });
+    expect(await jump.innerText()).toContain('5 new');
+    await jump.click();
+    await detail(page).locator('pd-journal-line', { hasText: 'late line 4' }).waitFor({ timeout: 10_000 });
+    expect(errors).toEqual([]);
+    await ctx.close();
+  });
+});
