@@ -84,10 +84,10 @@ declare
   hhi timestamptz;
   dlo timestamptz;
   dhi timestamptz;
-  -- One project, or every uuid: a range the indexes serve in a cached generic plan (an
-  -- "is null or =" test would not).
-  p_lo uuid := coalesce(usage.project_id, '00000000-0000-0000-0000-000000000000');
-  p_hi uuid := coalesce(usage.project_id, 'ffffffff-ffff-ffff-ffff-ffffffffffff');
+  -- One project, or every project, as a list: "= any" bounds both index columns in plpgsql's
+  -- cached generic plan (an "is null or =" test, or a uuid range, would scan past the range's end).
+  p_ids uuid[] := case when usage.project_id is null then array(select p.id from dispatch.projects p)
+                       else array[usage.project_id] end;
   result jsonb;
 begin
   if group_by is null or group_by not in ('task', 'day', 'model', 'project', 'role') then
@@ -109,35 +109,35 @@ begin
            dispatch.usage_key(group_by, y.project_id, null, y.role, y.model) as k,
            y.cost_usd, y.input_tokens, y.output_tokens, y.cache_read_tokens, y.cache_creation_tokens, y.sessions
       from dispatch.usage_daily y
-     where y.project_id between p_lo and p_hi
+     where y.project_id = any(p_ids)
        and y.day >= dlo and y.day < dhi
     union all
     select case when group_by = 'day' then (h.hour at time zone 'UTC')::date end,
            dispatch.usage_key(group_by, h.project_id, null, h.role, h.model),
            h.cost_usd, h.input_tokens, h.output_tokens, h.cache_read_tokens, h.cache_creation_tokens, h.sessions
       from dispatch.usage_hourly h
-     where h.project_id between p_lo and p_hi
+     where h.project_id = any(p_ids)
        and h.hour >= hlo and h.hour < least(dlo, hhi)
     union all
     select case when group_by = 'day' then (h.hour at time zone 'UTC')::date end,
            dispatch.usage_key(group_by, h.project_id, null, h.role, h.model),
            h.cost_usd, h.input_tokens, h.output_tokens, h.cache_read_tokens, h.cache_creation_tokens, h.sessions
       from dispatch.usage_hourly h
-     where h.project_id between p_lo and p_hi
+     where h.project_id = any(p_ids)
        and h.hour >= greatest(dhi, least(dlo, hhi)) and h.hour < hhi
     union all
     select case when group_by = 'day' then (u.ended_at at time zone 'UTC')::date end,
            dispatch.usage_key(group_by, u.project_id, u.task_id, u.role, u.model),
            u.cost_usd, u.input_tokens, u.output_tokens, u.cache_read_tokens, u.cache_creation_tokens, u.sessions
       from dispatch.session_usage u
-     where u.project_id between p_lo and p_hi
+     where u.project_id = any(p_ids)
        and u.ended_at >= lo and u.ended_at < least(hlo, hi)
     union all
     select case when group_by = 'day' then (u.ended_at at time zone 'UTC')::date end,
            dispatch.usage_key(group_by, u.project_id, u.task_id, u.role, u.model),
            u.cost_usd, u.input_tokens, u.output_tokens, u.cache_read_tokens, u.cache_creation_tokens, u.sessions
       from dispatch.session_usage u
-     where u.project_id between p_lo and p_hi
+     where u.project_id = any(p_ids)
        and u.ended_at >= greatest(hhi, least(hlo, hi)) and u.ended_at < hi
   ), grouped as (
     select coalesce(k, to_char(d, 'YYYY-MM-DD')) as key, sum(cost_usd) as cost_usd, sum(input_tokens) as input_tokens,

@@ -1,7 +1,6 @@
 // A Web Push service on loopback for tests (the web-push-testing package): devices subscribe to it,
 // it accepts encrypted pushes, decrypts them for the test to read, and can expire a subscription.
 import { createRequire } from 'node:module';
-import { freePort } from './process.ts';
 import { defer } from './teardown.ts';
 
 const require = createRequire(import.meta.url);
@@ -24,14 +23,18 @@ export async function startPushService(): Promise<PushService> {
     startServer(): void;
     _server: { close(cb: () => void): void; once(e: string, cb: () => void): void; closeAllConnections?: () => void };
   };
-  const { PushApiModel } = require('web-push-testing/src/PushApiModel.js') as { PushApiModel: new () => unknown };
-  const port = await freePort();
+  const { PushApiModel } = require('web-push-testing/src/PushApiModel.js') as { PushApiModel: new () => { notifyUrl: string } };
   const log = console.log;
   console.log = () => {}; // it announces itself on stdout
-  const server = new Server(new PushApiModel(), port);
+  // Port 0: the OS picks a free one, read back below (no port chosen beforehand, so no race; the
+  // package exits the process on EADDRINUSE).
+  const model = new PushApiModel();
+  const server = new Server(model, 0);
   server.startServer();
   await new Promise<void>((r) => server._server.once('listening', () => r()));
   console.log = log;
+  const port = (server._server as unknown as { address(): { port: number } }).address().port;
+  model.notifyUrl = `http://localhost:${port}/notify/`; // it wrote the port it was given (0) into its endpoints
   defer(async () => {
     server._server.closeAllConnections?.();
     await new Promise<void>((r) => server._server.close(() => r()));

@@ -19,7 +19,8 @@ const scenario: Scenario = {
       match: 'Count slowly',
       steps: [
         { tool_use: { name: 'Bash', input: { command: 'echo one', description: 'first' } } },
-        { tool_use: { name: 'Bash', input: { command: 'sleep 2; echo two', description: 'second' } } },
+        // Held until the new runner has adopted the worker: the model, not a sleep, keeps it alive.
+        { tool_use: { name: 'Bash', input: { command: 'echo two', description: 'second' } }, gate: 'adopted' },
         { text: 'Counted to two.', chunks: 4, delay_ms: 100 },
       ],
     },
@@ -67,12 +68,8 @@ describe('a runner killed mid-run', () => {
     const [t] = await db.sql<{ id: string }[]>`select dispatch.submit_task(${p!.id}, 'Count slowly to two.') as id`;
     const taskId = t!.id;
 
-    // Kill the runner once the worker is in its slow tool call.
-    await waitFor(
-      () => db.sql`select 1 from dispatch.events where task_id = ${taskId} and event_type = 'claude.tool_result'`,
-      (rows) => rows.length >= 1,
-      { timeout: 30_000, what: () => `the first tool result (${first.output()})` },
-    );
+    // Kill the runner once the worker ran its first tool and waits on the model.
+    await model.atGate('adopted');
     first.child.kill('SIGKILL');
     await first.exited;
     const [s] = await db.sql<{ id: string; pid: number; spool_path: string }[]>`
@@ -80,6 +77,16 @@ describe('a runner killed mid-run', () => {
     expect(processesWith(marker)).toContain(s!.pid); // the worker outlived its runner
 
     const second = work();
+    const [adopted] = await waitFor(
+      () => db.sql<{ payload: { pid: number; process_alive: boolean; lines_already_journalled: number } }[]>`
+        select payload from dispatch.events where session_id = ${s!.id} and event_type = 'session.adopted'`,
+      (rows) => rows.length === 1,
+      { timeout: 30_000, what: () => `the adoption (${second.output()})` },
+    );
+    // Adopted alive (not closed from its spool): the same process, still running.
+    expect(adopted!.payload).toMatchObject({ pid: s!.pid, process_alive: true });
+    expect(processesWith(marker)).toContain(s!.pid);
+    model.release('adopted');
     const [done] = await waitFor(
       () => db.sql<{ status: string }[]>`select status from dispatch.tasks where id = ${taskId}`,
       (rows) => rows[0]?.status === 'success',
@@ -92,6 +99,10 @@ describe('a runner killed mid-run', () => {
     const spooled = fs.readFileSync(s!.spool_path, 'utf8').split('\n').filter(Boolean);
     expect(rows.map((r) => r.line_no)).toEqual(spooled.map((_, i) => i));
     expect(rows.map((r) => r.payload)).toEqual(spooled.map((l) => JSON.parse(l)));
+    // It kept writing after adoption: its second tool call and its result came after, via the new runner.
+    const after = spooled.slice(adopted!.payload.lines_already_journalled).join('\n');
+    expect(after).toContain('echo two');
+    expect(after).toContain('"type":"result"');
 
     const types = await db.sql<{ event_type: string; payload: Record<string, unknown> }[]>`
       select event_type, payload from dispatch.events where session_id = ${s!.id} and line_no is null order by seq`;
