@@ -1,7 +1,11 @@
 // /api/events (a journal page in seq order) and /api/stream (SSE: id = seq; Last-Event-ID or
 // ?after= resumes with no gap and no duplicate; heartbeat comments; a slow client is cut off and
 // resumes by itself instead of growing the server's memory).
+import type { ServerResponse } from 'node:http';
+import { PassThrough, Readable } from 'node:stream';
 import { createRoute, z } from '@hono/zod-openapi';
+import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
+import { streamTo } from '../stream/sse.ts';
 import { json, newRouter } from './openapi.ts';
 import { AppError } from '../errors.ts';
 import { ErrorBody } from '../../core/contracts/common.ts';
@@ -18,7 +22,12 @@ const StreamQuery = EventFilterQuery.extend({
   after: z.coerce.number().int().min(0).optional(),
 });
 
-const encoder = new TextEncoder();
+const SSE_HEADERS = {
+  'content-type': 'text/event-stream; charset=utf-8',
+  'cache-control': 'no-cache, no-transform',
+  'x-accel-buffering': 'no',
+  connection: 'keep-alive',
+};
 
 export function eventRoutes() {
   return newRouter()
@@ -62,90 +71,21 @@ export function eventRoutes() {
           if (!/^\d+$/.test(header.trim())) throw new AppError(400, 'invalid_input', 'Last-Event-ID must be a seq number');
           after = Number(header.trim());
         }
-        const limit = CLIENT_BUFFER_BYTES;
-        const socket = (c.env as { incoming?: { socket?: { destroy(): void } } } | undefined)?.incoming?.socket;
-
-        // Frames wait here until the client pulls them; past `limit` bytes the client is cut off
-        // and resumes by itself with Last-Event-ID, so a slow client never grows our memory.
-        const pending: Uint8Array[] = [];
-        let pendingBytes = 0;
-        let waiters: (() => void)[] = [];
-        let controller!: ReadableStreamDefaultController<Uint8Array>;
-        let done = false;
-        let unsubscribe = () => {};
-        let heartbeat: NodeJS.Timeout | undefined;
-
-        const stop = () => {
-          if (done) return;
-          done = true;
-          unsubscribe();
-          if (heartbeat) clearInterval(heartbeat);
-          for (const w of waiters) w();
-          waiters = [];
-          pending.length = 0;
-        };
-        const flush = () => {
-          while (!done && pending.length && (controller.desiredSize ?? 0) > 0) {
-            const f = pending.shift()!;
-            pendingBytes -= f.length;
-            controller.enqueue(f);
-          }
-          if (pendingBytes <= limit / 2 && waiters.length) {
-            for (const w of waiters) w();
-            waiters = [];
-          }
-        };
-        const cutOff = () => {
-          stop();
-          if (socket) socket.destroy();
-          else controller.error(new Error('client too slow'));
-        };
-
-        const body = new ReadableStream<Uint8Array>(
-          {
-            start(ctrl) {
-              controller = ctrl;
-              ctrl.enqueue(encoder.encode(`retry: ${RETRY_MS}\n: resuming after ${after}\n\n`));
-              const { after: _after, ...filter } = q;
-              unsubscribe = hub.subscribe(after, filter, {
-                push(entries, joined) {
-                  if (done) return;
-                  const chunk = joined ?? (entries.length === 1 ? entries[0]!.frame : Buffer.concat(entries.map((e) => e.frame)));
-                  pending.push(chunk);
-                  pendingBytes += chunk.length;
-                  if (pendingBytes > limit && pending.length > 1) return cutOff(); // a single huge row alone is let through
-                  flush();
-                },
-                ready: () => (done || pendingBytes <= limit / 2 ? Promise.resolve() : new Promise((r) => waiters.push(r))),
-                close() {
-                  if (done) return;
-                  stop();
-                  try {
-                    ctrl.close();
-                  } catch {
-                    /* already closed */
-                  }
-                },
-              });
-              heartbeat = setInterval(() => {
-                if (!done && pending.length === 0) ctrl.enqueue(encoder.encode(': ping\n\n'));
-              }, HEARTBEAT_MS);
-            },
-            pull: flush,
-            cancel: stop,
-          },
-          new ByteLengthQueuingStrategy({ highWaterMark: 64 * 1024 }),
-        );
-        c.req.raw.signal?.addEventListener('abort', stop);
-        return new Response(body, {
-          status: 200,
-          headers: {
-            'content-type': 'text/event-stream; charset=utf-8',
-            'cache-control': 'no-cache, no-transform',
-            'x-accel-buffering': 'no',
-            connection: 'keep-alive',
-          },
-        }) as never;
+        const { after: _after, ...filter } = q;
+        const options = { hub, after, filter, limit: CLIENT_BUFFER_BYTES, retryMs: RETRY_MS, heartbeatMs: HEARTBEAT_MS };
+        const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
+        if (outgoing) {
+          // Written straight to the socket's response (see functions/stream/sse.ts).
+          outgoing.writeHead(200, SSE_HEADERS);
+          outgoing.flushHeaders();
+          streamTo(outgoing, options);
+          return RESPONSE_ALREADY_SENT as never;
+        }
+        // No Node response (app.request() in tests): the same stream through a PassThrough.
+        const pass = new PassThrough();
+        streamTo(pass, options);
+        c.req.raw.signal?.addEventListener('abort', () => pass.destroy());
+        return new Response(Readable.toWeb(pass) as ReadableStream<Uint8Array>, { status: 200, headers: SSE_HEADERS }) as never;
       },
     );
 }
