@@ -49,6 +49,13 @@ function save(queue: Report[]): void {
   }
 }
 
+/**
+ * Error events that are not crashes: the browser's ResizeObserver loop notice (a layout that took
+ * two frames to settle, e.g. the virtualised Activity feed; nothing failed) and the opaque
+ * "Script error." of a cross-origin script.
+ */
+const NOT_CRASHES = [/^ResizeObserver loop /, /^Script error\.?$/];
+
 const clipTo = (s: string | undefined, n: number) => (s === undefined ? undefined : s.length > n ? s.slice(0, n) : s);
 
 function report(r: Omit<Report, 'app_version' | 'view' | 'user_agent'>): void {
@@ -108,9 +115,7 @@ export function reportStreamFailure(attempts: number, detail: string): void {
 
 export function installCrashReporter(): void {
   window.addEventListener('error', (e: ErrorEvent) => {
-    // The browser's note that a ResizeObserver callback changed layout again (the virtualised lists
-    // do, by design) has no error object and breaks nothing: not a crash.
-    if (!e.error && /^ResizeObserver loop/.test(e.message)) return;
+    if (!e.error && NOT_CRASHES.some((re) => re.test(e.message))) return;
     const err = e.error as { stack?: unknown } | undefined;
     report({
       kind: 'error',
