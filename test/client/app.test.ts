@@ -101,7 +101,14 @@ describe('the live view', () => {
     await loop.waitTask(taskId, 'success');
     await page.locator(`li[data-task="${taskId}"] button.open`).click();
     const journal = page.getByTestId('journal');
-    await journal.getByText('<script>window.__xss=4</script>', { exact: false }).first().waitFor({ timeout: 10_000 });
+    // The journal is virtualised and pinned to its newest row (the extractor's): scroll up to the worker's.
+    const scrollTo = async (target: ReturnType<Page['locator']>) => {
+      await journal.locator('lit-virtualizer').hover();
+      for (let i = 0; i < 40 && !(await target.isVisible()); i++) await page.mouse.wheel(0, -250);
+      await target.waitFor({ timeout: 10_000 });
+    };
+    await scrollTo(journal.getByText('<script>window.__xss=4</script>', { exact: false }).first());
+    await scrollTo(page.locator('summary', { hasText: 'Tool result' }).first());
     await page.locator('summary', { hasText: 'Tool result' }).first().click();
     expect(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss)).toBeUndefined();
     expect(await page.locator('pd-journal-line img, pd-journal-line script').count()).toBe(0);

@@ -13,6 +13,7 @@ import './pd-chat.ts';
 import './pd-diagnostics.ts';
 import './pd-gates.ts';
 import './pd-glance.ts';
+import './pd-needs-you.ts';
 import './pd-new-task.ts';
 import './pd-project-form.ts';
 import './pd-task-detail.ts';
@@ -187,7 +188,7 @@ export class PdApp extends LitElement {
         </nav>
       </header>
       ${this._settings ? this.settings() : nothing}
-      <main>${this.panel(project, scope)}<pd-gates></pd-gates>${this.view(project, scope)}</main>
+      <main>${this.panel(project, scope)}${this._task ? nothing : html`<pd-needs-you .project=${scope}></pd-needs-you>`}<pd-gates></pd-gates>${this.view(project, scope)}</main>
       <pd-toast></pd-toast>
     `;
   }

@@ -7,7 +7,7 @@ import { ClockController } from '../controllers/clock-controller.ts';
 import { StoreController } from '../controllers/store-controller.ts';
 import { duration, elapsed, clip } from '../format.ts';
 import { store } from '../store.ts';
-import { countsOf } from '../store/selectors.ts';
+import { countsOf, needsYouOf } from '../store/selectors.ts';
 import './pd-changes.ts';
 import './pd-status.ts';
 import './pd-trellis.ts';
@@ -45,7 +45,7 @@ export class PdGlance extends LitElement {
   override render() {
     const c = countsOf(store.model, store.tasks, this.project);
     const chips = [
-      ['needs-you', 'needs you', c.needsYou],
+      ['needs-you', 'needs you', needsYouOf(store.model, store.messages, this.project).length],
       ['running', 'running', c.running],
       ['stalled', 'stalled', c.stalled],
       ['failed', 'failed', c.failed],

@@ -77,3 +77,54 @@ export function busy(m: Model, projectId: string): boolean {
   for (const t of m.tasks.values()) if (t.project_id === projectId && !isTerminal(m, t.status) && t.status !== 'queued') return true;
   return false;
 }
+
+/** One thing waiting for the person, with where a tap takes them. */
+export interface NeedsYouItem {
+  key: string;
+  kind: 'task' | 'stalled_session' | 'orphaned_message' | 'needs_user' | 'loop_stopped';
+  /** What it is, in a few words. */
+  title: string;
+  /** Why it waits (the status reason, the loop's stop reason…). */
+  detail: string;
+  project_id: string;
+  task_id?: string;
+  message_id?: string;
+}
+
+/**
+ * Everything waiting for the person in a project (or all): tasks whose status needs them (gated,
+ * extraction_failed, …), stalled sessions of any role (worker, extractor, orchestrator), messages
+ * the server never recorded, the orchestrator's needs_user items and a stopped loop with its reason.
+ */
+export const needsYouOf = memo((m: Model, messages: ReadonlyMap<string, { message_id: string; project_id: string; text: string; status: string }>, project: string): NeedsYouItem[] => {
+  const items: NeedsYouItem[] = [];
+  const inScope = (p: string | null | undefined) => !project || p === project;
+  const listed = new Set<string>();
+  for (const t of m.tasks.values()) {
+    if (!inScope(t.project_id) || !needsUser(m, t.status)) continue;
+    listed.add(t.id);
+    items.push({ key: `task:${t.id}`, kind: 'task', title: `${t.status.replace(/_/g, ' ')}: ${t.brief}`, detail: t.status_reason ?? '', project_id: t.project_id, task_id: t.id });
+  }
+  for (const s of m.sessions.values()) {
+    if (!inScope(s.project_id) || !s.stalled || s.ended_at) continue;
+    const task = s.task_id ? m.tasks.get(s.task_id) : undefined;
+    items.push({
+      key: `session:${s.id}`, kind: 'stalled_session', title: `stalled ${s.role}${task ? `: ${task.brief}` : ''}`,
+      detail: s.status_reason ?? 'no output for the stall threshold', project_id: s.project_id, ...(s.task_id ? { task_id: s.task_id } : {}),
+    });
+  }
+  for (const msg of messages.values()) {
+    if (!inScope(msg.project_id) || msg.status !== 'orphaned') continue;
+    items.push({ key: `message:${msg.message_id}`, kind: 'orphaned_message', title: `message not recorded: ${msg.text}`, detail: 'retry it from the chat', project_id: msg.project_id, message_id: msg.message_id });
+  }
+  for (const [pid, ws] of m.workingSets) {
+    if (!inScope(pid)) continue;
+    for (const n of ws.needs_user ?? []) {
+      if (listed.has(n.id)) continue;
+      const task = m.tasks.get(n.id);
+      items.push({ key: `needs:${n.id}`, kind: 'needs_user', title: `the orchestrator asks: ${task?.brief ?? n.id}`, detail: `${n.status}${n.status_reason ? ` — ${n.status_reason}` : ''}`, project_id: pid, task_id: n.id });
+    }
+    if (ws.stop) items.push({ key: `stop:${pid}`, kind: 'loop_stopped', title: `the loop stopped (${m.projects.get(pid)?.name ?? 'project'})`, detail: `${ws.stop.why}${ws.stop.where ? ` — ${ws.stop.where}` : ''}`, project_id: pid });
+  }
+  return items;
+});
