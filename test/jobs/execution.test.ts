@@ -134,6 +134,10 @@ describe('each status, reached for real', () => {
     expect(new Date(decision.run_at as string).getTime()).toBeGreaterThan(Date.now() + 200_000);
     expect(t).toEqual({ attempt: 2, status: 'queued' });
     expect(events.some((e) => e.event_type === 'task.status_changed' && e.payload.status === 'rate_limited')).toBe(true);
+    // The 429 made the whole account wait (dispatch.quota): the limit lifts here, for the next tests.
+    const [q] = await loop.db.sql<{ limited_until: Date | null }[]>`select limited_until from dispatch.quota`;
+    expect(q!.limited_until!.getTime()).toBeGreaterThan(Date.now());
+    await loop.db.sql`update dispatch.quota set limited_until = null`;
   });
 
   it('a refused credential (401) ends rate_limited with the auth failure as the reason', async () => {

@@ -70,6 +70,7 @@ describe('a back-off', () => {
     // The limit lifts; instead of waiting 300 s the test moves the job's time to now.
     loop.model.use(answering);
     await loop.db.sql`select graphile_worker.reschedule_jobs(array[${job!.id}::bigint], run_at := now())`;
+    await loop.db.sql`update dispatch.quota set limited_until = now()`; // the account-wide hold lifts too
     const t = await loop.waitTask(taskId, 'success', 60_000);
     expect(t).toMatchObject({ attempt: 2, status_reason: 'handoff validated' });
     const [h] = await loop.db.sql<{ payload: Record<string, unknown> }[]>`
