@@ -107,8 +107,12 @@ export async function startLoop(opts: LoopOptions): Promise<Loop> {
   };
   defer(async () => {
     await stop();
-    const left = processesWith(marker);
-    if (left.length) throw new Error(`the loop's processes outlived runner.stop(): ${left.join(', ')}`);
+    // A process signalled by stop() may take a moment to be gone on a loaded machine: wait for it
+    // (up to 10 s), then fail naming what is left.
+    const left = await waitFor(() => processesWith(marker), (p) => p.length === 0, { timeout: 10_000, what: 'the loop processes to exit' }).catch(() =>
+      processesWith(marker),
+    );
+    if (left.length) throw new Error(`the loop's processes outlived runner.stop(): ${left.map((pid) => describe(pid)).join('; ')}`);
   }, 'stop the loop');
 
   return {
@@ -138,6 +142,14 @@ export async function startLoop(opts: LoopOptions): Promise<Loop> {
     },
     stop,
   };
+}
+
+function describe(pid: number): string {
+  try {
+    return `${pid} ${fs.readFileSync(`/proc/${pid}/cmdline`, 'latin1').replace(/\0/g, ' ').slice(0, 160)}`;
+  } catch {
+    return String(pid);
+  }
 }
 
 /** Pids of live processes whose environment carries the marker (leftover children). */
