@@ -18,6 +18,7 @@ import type { Logger } from '../../core/log.ts';
 import { JournalWriter } from '../../jobs/journal-writer.ts';
 import { startRunner, type StartedRunner } from '../../jobs/runner.ts';
 import { clientBench } from './client.ts';
+import { benchGates } from './gates.ts';
 import { ingestRealistic } from './ingest-realistic.ts';
 import { trellisBench } from './trellis.ts';
 import { benchUsage } from './usage.ts';
@@ -375,6 +376,11 @@ async function main(): Promise<void> {
       const f = await freshDb(adminUrl, 'pd_bench_fanout');
       await f.sql.end();
       await fanout(f.url, path.join(tmp, 'data'));
+    }
+    if (!process.env.BENCH_ONLY || only.has('gates')) { // the gates section (BENCH_ONLY=gates alone)
+      const g = await freshDb(adminUrl, 'pd_bench_gates');
+      await benchGates(g.sql, g.url, path.join(tmp, 'data'), print);
+      await g.sql.end();
     }
     if (only.has('reads')) {
       const r = await freshDb(adminUrl, 'pd_bench_reads');
