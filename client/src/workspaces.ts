@@ -1,5 +1,5 @@
 // Workspaces on the client, kept apart from the main store: each shown task's workspace (its change,
-// fetched from GET /api/tasks/:id/workspace) and how many changes wait for a decision
+// fetched from GET /api/tasks/:id/workspace, null when none) and how many changes wait for a decision
 // (GET /api/workspaces). Both are refetched when a workspace.* row arrives on the journal stream,
 // so a merge made on one client shows on every other one without a reload.
 //
@@ -59,7 +59,9 @@ class Workspaces extends EventTarget {
 
   private async refreshWaiting(): Promise<void> {
     const q = store.scope ? `project_id=${store.scope}&` : '';
+    const ticket = this.issue('waiting');
     const r = await api(WorkspaceListSchema, `/api/workspaces?${q}state=waiting&limit=1`).catch(() => null);
+    if (!this.latest('waiting', ticket)) return;
     if (r && r.waiting !== this.waiting) {
       this.waiting = r.waiting;
       this.changed();
@@ -68,7 +70,10 @@ class Workspaces extends EventTarget {
 
   /** Fetches the task's workspace (null when it has none). */
   async load(taskId: string): Promise<Workspace | null> {
+    const ticket = this.issue(taskId);
     const w: Workspace | null = await api(v.nullable(WorkspaceSchema), `/api/tasks/${taskId}/workspace`);
+    // Answers can overtake each other (a decision's and a stream row's): only the newest asked counts.
+    if (!this.latest(taskId, ticket)) return this.byTask.get(taskId) ?? null;
     this.byTask.set(taskId, w);
     this.changed();
     return w;
@@ -95,6 +100,16 @@ class Workspaces extends EventTarget {
       : await api(TaskSchema, `/api/tasks/${taskId}/continue`, { method: 'POST', body: { brief: how.continue } });
     await this.load(taskId);
     return t;
+  }
+
+  private readonly tickets = new Map<string, number>();
+  private issue(key: string): number {
+    const n = (this.tickets.get(key) ?? 0) + 1;
+    this.tickets.set(key, n);
+    return n;
+  }
+  private latest(key: string, ticket: number): boolean {
+    return this.tickets.get(key) === ticket;
   }
 
   private changed(): void {

@@ -34,14 +34,19 @@ export async function taskWorkspace(sql: Sql, taskId: string): Promise<Workspace
   return row;
 }
 
-/** Workspaces, newest first (without their patches); `waiting` counts the changes waiting for a decision. */
-export async function listWorkspaces(sql: Sql, q: { project_id?: string; state?: string; limit: number }): Promise<{ workspaces: Workspace[]; waiting: number }> {
-  const where = sql`where true ${q.project_id ? sql`and w.project_id = ${q.project_id}` : sql``}`;
+/** Workspaces, newest first (without their patches, unless of one task); `waiting` counts the changes waiting for a decision. */
+export async function listWorkspaces(
+  sql: Sql,
+  q: { project_id?: string; task_id?: string; state?: string; limit: number },
+): Promise<{ workspaces: Workspace[]; waiting: number }> {
+  const where = sql`where true ${q.project_id ? sql`and w.project_id = ${q.project_id}` : sql``}
+                   ${q.task_id ? sql`and w.task_id = ${q.task_id}` : sql``}`;
   const states = q.state === 'waiting' ? ['ready'] : q.state && q.state !== 'all' ? [q.state] : null;
+  // One task's workspaces come with their change (the client's task detail asks this way: no 404).
   const workspaces = await sql<Workspace[]>`
-    select ${sql.unsafe(columns(false))} from dispatch.workspaces w ${where}
+    select ${sql.unsafe(columns(!!q.task_id))} from dispatch.workspaces w ${where}
        ${states ? sql`and w.state = any(${states})` : sql``}
-     order by w.created_at desc limit ${q.limit}`;
+     order by w.created_at desc, w.attempt desc limit ${q.limit}`;
   const [n] = await sql<{ n: number }[]>`select count(*)::int as n from dispatch.workspaces w ${where} and w.state = 'ready'`;
   return { workspaces, waiting: n!.n };
 }

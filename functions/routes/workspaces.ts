@@ -58,11 +58,13 @@ export function workspaceRoutes() {
         request: {
           query: z.object({
             project_id: Uuid.optional(),
+            /** One task's workspaces, each with its change. */
+            task_id: Uuid.optional(),
             state: z.enum(['waiting', 'all', ...WORKSPACE_STATES]).default('all'),
             limit: z.coerce.number().int().min(1).max(500).default(100),
           }),
         },
-        responses: { 200: json(WorkspaceListSchema, 'workspaces, newest first, and how many changes wait for a decision'), ...errors },
+        responses: { 200: json(WorkspaceListSchema, 'workspaces, newest first (with their change when of one task), and how many changes wait'), ...errors },
       }),
       async (c) => c.json(await listWorkspaces(c.var.deps.sql, c.req.valid('query')), 200),
     )

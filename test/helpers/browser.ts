@@ -36,7 +36,12 @@ export async function open(
   page.on('console', (m) => {
     // A connection the test itself cut (a server stopped on purpose) is not the app's error; an HTTP
     // error status or anything the app logs is.
-    if (m.type() === 'error' && !/^Failed to load resource: net::ERR_(CONNECTION_REFUSED|INCOMPLETE_CHUNKED_ENCODING|CONNECTION_RESET|EMPTY_RESPONSE)/.test(m.text())) {
+    // (The service worker's update check meeting a stopped server says "An unknown error occurred when
+    // fetching the script.")
+    if (
+      m.type() === 'error' &&
+      !/^Failed to load resource: net::ERR_(CONNECTION_REFUSED|INCOMPLETE_CHUNKED_ENCODING|CONNECTION_RESET|EMPTY_RESPONSE)|^An unknown error occurred when fetching the script/.test(m.text())
+    ) {
       errors.push(`console.error: ${m.text()}`);
     }
   });

@@ -121,7 +121,11 @@ describe('each status, reached for real', () => {
     expect(events.some((e) => e.event_type === 'handoff')).toBe(false);
   });
 
+  // A rate limit holds the whole account (dispatch.quota) for the rest of its database: each
+  // rate-limit test runs in a loop of its own, so the other tests are not held behind it.
   it('429s end rate_limited and the policy backs off before another attempt', async () => {
+    const loop = await startLoop({ scenarios });
+    const project = await loop.project('execution 429', { allowed_tools: ['Bash'] });
     const taskId = await loop.submit(project, 'Hit the rate limit now.');
     const events = await waitFor(() => eventsOf(loop.db, taskId), (ev) => ev.some((e) => e.event_type === 'policy.decision'), {
       what: 'the policy decision',
@@ -141,6 +145,8 @@ describe('each status, reached for real', () => {
   });
 
   it('a refused credential (401) ends rate_limited with the auth failure as the reason', async () => {
+    const loop = await startLoop({ scenarios });
+    const project = await loop.project('execution 401', { allowed_tools: ['Bash'] });
     const taskId = await loop.submit(project, 'Use a revoked key for this.');
     await waitFor(() => eventsOf(loop.db, taskId), (ev) => ev.some((e) => e.event_type === 'policy.decision'), {
       what: 'the policy decision',

@@ -67,10 +67,11 @@ describe('a back-off', () => {
     expect(job!.delay).toBeGreaterThan(299);
     expect(job!.delay).toBeLessThan(301);
 
-    // The limit lifts; instead of waiting 300 s the test moves the job's time to now.
+    // The limit lifts; instead of waiting 300 s the test moves the clock's two readers to now: the
+    // job's run_at and the account's quota hold (dispatch.quota, which a rate limit also sets).
     loop.model.use(answering);
+    await loop.db.sql`update dispatch.quota set limited_until = now() where id = 1`;
     await loop.db.sql`select graphile_worker.reschedule_jobs(array[${job!.id}::bigint], run_at := now())`;
-    await loop.db.sql`update dispatch.quota set limited_until = now()`; // the account-wide hold lifts too
     const t = await loop.waitTask(taskId, 'success', 60_000);
     expect(t).toMatchObject({ attempt: 2, status_reason: 'handoff validated' });
     const [h] = await loop.db.sql<{ payload: Record<string, unknown> }[]>`

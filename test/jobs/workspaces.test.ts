@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Scenario } from '../../fixtures/scripted-model/server.ts';
+import { waitFor } from '../helpers/db.ts';
 import { eventsOf, startLoop, type Loop } from '../helpers/loop.ts';
 import { makeRepo, numbered, type TestRepo } from '../helpers/repo.ts';
 
@@ -79,6 +80,19 @@ describe('a task of a project pointed at a repository', () => {
     const h = events.find((e) => e.event_type === 'handoff')!;
     expect(h.seq).toBeGreaterThan(changed[0]!.seq);
     expect(h.payload.artifacts).toEqual(expect.arrayContaining([{ kind: 'ref', ref: branch }, { kind: 'commit', ref: head }]));
+  });
+
+  it('housekeeping (prune_workspaces, queued at each runner start) forgets a worktree whose folder was removed by hand', async () => {
+    const taskId = await loop.submit(project, 'Write the greeting file.');
+    await loop.waitTask(taskId, 'success');
+    const [w] = await loop.db.sql<{ path: string; branch: string; head_commit: string }[]>`
+      select path, branch, head_commit from dispatch.workspaces where task_id = ${taskId}`;
+    fs.rmSync(w!.path, { recursive: true, force: true });
+    expect(repo.git('worktree', 'list', '--porcelain')).toContain(w!.path);
+    await loop.db.sql`select graphile_worker.add_job('prune_workspaces', '{}'::json)`;
+    await waitFor(() => repo.git('worktree', 'list', '--porcelain'), (out) => !out.includes(w!.path), { what: 'git worktree prune' });
+    // The work itself is on the branch, untouched.
+    expect(repo.rev(w!.branch)).toBe(w!.head_commit);
   });
 
   it('fails with the reason, never a crash, when the repository is not a git repository', async () => {

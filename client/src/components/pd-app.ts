@@ -59,11 +59,11 @@ export class PdApp extends LitElement {
     select, .bar button { min-height: 40px; border-radius: 8px; border: 1px solid var(--pd-line); background: var(--pd-bg); color: var(--pd-fg); font: inherit; padding: 0 0.5rem; }
     select { flex: 1; min-width: 0; max-width: 22rem; }
     .spacer { flex: 0 0 auto; }
-    nav { display: flex; gap: 0.25rem; overflow-x: auto; padding: 0.3rem 0.5rem; background: var(--pd-bg); border-bottom: 1px solid var(--pd-line); }
-    nav button { min-height: 44px; padding: 0 0.9rem; border: none; border-radius: 999px; background: none; color: var(--pd-muted); font: inherit; font-weight: 600; cursor: pointer; white-space: nowrap; }
-    nav button[aria-selected='true'] { background: var(--pd-accent); color: #fff; }
+    nav { display: flex; flex-wrap: wrap; gap: 0.25rem; padding: 0.3rem 0.5rem; background: var(--pd-bg); border-bottom: 1px solid var(--pd-line); }
+    nav button { min-height: 44px; padding: 0 0.75rem; border: none; border-radius: 999px; background: none; color: var(--pd-muted); font: inherit; font-weight: 600; cursor: pointer; white-space: nowrap; }
+    nav button[aria-selected='true'] { background: var(--pd-accent); color: var(--pd-on-color, #fff); }
     button:focus-visible, select:focus-visible { outline: 2px solid var(--pd-accent); outline-offset: 2px; }
-    .banner { padding: 0.45rem 0.75rem; font-size: 0.9rem; font-weight: 600; background: var(--pd-stalled); color: #fff; }
+    .banner { padding: 0.45rem 0.75rem; font-size: 0.9rem; font-weight: 600; background: var(--pd-stalled); color: var(--pd-on-color, #fff); }
     .banner.offline { background: var(--pd-failed); }
     .tools { display: flex; gap: 0.5rem; justify-content: flex-end; margin-bottom: 0.6rem; }
     .tools button { min-height: 44px; padding: 0 0.9rem; border-radius: 10px; border: 1px solid var(--pd-line); background: var(--pd-card); color: var(--pd-fg); font: inherit; font-weight: 700; cursor: pointer; }
@@ -72,7 +72,7 @@ export class PdApp extends LitElement {
     form.settings { background: var(--pd-card); border-bottom: 1px solid var(--pd-line); padding: 0.6rem 0.75rem; display: grid; gap: 0.5rem; }
     form.settings fieldset { border: none; margin: 0; padding: 0; display: grid; gap: 0.35rem; }
     form.settings label { display: flex; gap: 0.5rem; align-items: center; min-height: 32px; }
-    form.settings button { justify-self: start; min-height: 44px; padding: 0 1rem; border-radius: 10px; border: none; background: var(--pd-accent); color: #fff; font-weight: 700; }
+    form.settings button { justify-self: start; min-height: 44px; padding: 0 1rem; border-radius: 10px; border: none; background: var(--pd-accent); color: var(--pd-on-color, #fff); font-weight: 700; }
     form.token { display: grid; gap: 0.5rem; max-width: 24rem; margin: 3rem auto; }
     form.token input { min-height: 44px; font: inherit; padding: 0 0.5rem; border-radius: 8px; border: 1px solid var(--pd-line); }
   `;
@@ -164,7 +164,7 @@ export class PdApp extends LitElement {
     return html`
       <header>
         <div class="bar">
-          <span class="brand">petal-dispatch</span>
+          <span class="brand" title="petal-dispatch">pd</span>
           <label for="project" style="position:absolute;left:-9999px">Project</label>
           <select id="project" @change=${(e: Event) => this.pickProject((e.target as HTMLSelectElement).value)} aria-label="project"
             title=${scope ? (store.projects.get(scope)?.name ?? '') : 'All projects'}>
@@ -174,7 +174,7 @@ export class PdApp extends LitElement {
           <button @click=${() => (this._panel = this._panel ? '' : scope ? 'project' : 'new-project')} aria-label=${scope ? 'project settings' : 'new project'}
             aria-expanded=${this._panel === 'project' || this._panel === 'new-project' ? 'true' : 'false'} title=${scope ? 'Project settings' : 'New project'} data-testid="project-settings">⚙</button>
           <span class="spacer"></span>
-          <button @click=${() => (this._settings = !this._settings)} aria-expanded=${this._settings ? 'true' : 'false'} aria-label="notification settings" title="Notifications">Notify</button>
+          <button @click=${() => (this._settings = !this._settings)} aria-expanded=${this._settings ? 'true' : 'false'} title="Notification settings">Notify</button>
           <button @click=${this.cycleTheme} aria-label=${`theme: ${this._theme}`} title="Theme">${this._theme === 'dark' ? '☾' : this._theme === 'light' ? '☀' : '◐'}</button>
         </div>
         ${c === 'live' || !store.loaded

@@ -6,6 +6,7 @@ import { customElement, property, query, state } from 'lit/decorators.js';
 import { StoreController } from '../controllers/store-controller.ts';
 import type { EventRow } from '../schemas.ts';
 import { store, type Message } from '../store.ts';
+import { MESSAGE_LIMIT_BYTES, messageBytes, TooLongError } from '../store/outbox.ts';
 
 type Item =
   | { kind: 'user'; key: string; order: number; m: Message }
@@ -16,6 +17,8 @@ export class PdChat extends LitElement {
   /** The project whose orchestrator this is. */
   @property() project = '';
   @state() private _sending = false;
+  /** Why the draft was not sent (kept in the box). */
+  @state() private _error = '';
   @query('textarea') private _input!: HTMLTextAreaElement;
 
   constructor() {
@@ -31,7 +34,7 @@ export class PdChat extends LitElement {
     :host { display: flex; flex-direction: column; gap: 0.5rem; min-height: 60vh; }
     ol { list-style: none; margin: 0; padding: 0; display: flex; flex-direction: column; gap: 0.45rem; flex: 1; }
     li { max-width: 85%; padding: 0.5rem 0.7rem; border-radius: 12px; white-space: pre-wrap; overflow-wrap: anywhere; }
-    li.user { align-self: flex-end; background: var(--pd-accent); color: #fff; }
+    li.user { align-self: flex-end; background: var(--pd-accent); color: var(--pd-on-color, #fff); }
     li.user.orphaned { background: var(--pd-failed); }
     li.orchestrator { align-self: flex-start; background: var(--pd-card); border: 1px solid var(--pd-line); }
     li.spawn, li.refused { align-self: center; font-size: 0.85rem; color: var(--pd-muted); background: none; }
@@ -41,8 +44,9 @@ export class PdChat extends LitElement {
     form { display: flex; gap: 0.5rem; position: sticky; bottom: 0; background: var(--pd-bg); padding: 0.4rem 0; }
     textarea { flex: 1; min-height: 44px; max-height: 30vh; resize: vertical; font: inherit; padding: 0.5rem; border-radius: 10px;
       border: 1px solid var(--pd-line); background: var(--pd-card); color: var(--pd-fg); }
-    button.send { min-width: 64px; min-height: 44px; border-radius: 10px; border: none; background: var(--pd-accent); color: #fff; font-weight: 700; cursor: pointer; }
+    button.send { min-width: 64px; min-height: 44px; border-radius: 10px; border: none; background: var(--pd-accent); color: var(--pd-on-color, #fff); font-weight: 700; cursor: pointer; }
     .empty { color: var(--pd-muted); text-align: center; padding: 1rem; }
+    .too-long { color: var(--pd-failed); font-weight: 700; margin: 0; }
   `;
 
   private items(): Item[] {
@@ -80,6 +84,7 @@ export class PdChat extends LitElement {
             : html`<li class=${it.kind}>${it.text}</li>`,
         )}
       </ol>
+      ${this._error ? html`<p class="too-long" role="alert" data-testid="chat-error">${this._error}</p>` : ''}
       <form @submit=${this.submit}>
         <label for="msg" style="position:absolute;left:-9999px">Message to the orchestrator</label>
         <textarea id="msg" placeholder="Message the orchestrator…" @keydown=${this.keydown} ?disabled=${!this.project}></textarea>
@@ -112,11 +117,25 @@ export class PdChat extends LitElement {
     e.preventDefault();
     const text = this._input.value.trim();
     if (!text || !this.project) return;
+    // Over the server's body limit: say so and keep the draft (a retry could only fail too).
+    const bytes = messageBytes(text);
+    if (bytes > MESSAGE_LIMIT_BYTES - 200) {
+      this._error = `too long (${Math.ceil(bytes / 1024)} KB, limit ${MESSAGE_LIMIT_BYTES / 1024} KB)`;
+      return;
+    }
+    this._error = '';
     this._input.value = '';
     this._sending = true;
-    store
-      .send(this.project, text)
-      .catch((err: Error) => this.dispatchEvent(new CustomEvent('pd-error', { detail: err.message, bubbles: true, composed: true })))
+    const sent = store.send(this.project, text);
+    // Show the new message: scroll to the newest one once it is painted.
+    void this.updateComplete.then(() => this.renderRoot.querySelector('ol > li:last-of-type')?.scrollIntoView({ block: 'end' }));
+    sent
+      .catch((err: Error) => {
+        if (err instanceof TooLongError) {
+          this._input.value = text;
+          this._error = err.message;
+        } else this.dispatchEvent(new CustomEvent('pd-error', { detail: err.message, bubbles: true, composed: true }));
+      })
       .finally(() => (this._sending = false));
   }
 }

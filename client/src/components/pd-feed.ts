@@ -48,7 +48,7 @@ export class PdFeed<T = unknown> extends LitElement {
     pd-feed > .older { text-align: center; color: var(--pd-muted); font-size: 0.8rem; padding: 0.2rem; min-height: 1.2rem; }
     pd-feed > .older button { font: inherit; color: var(--pd-fg); background: var(--pd-bg); border: 1px solid var(--pd-line); border-radius: 999px; min-height: 32px; padding: 0 0.8rem; cursor: pointer; }
     pd-feed > .jump { position: absolute; right: 0.75rem; bottom: 0.75rem; z-index: 2; min-height: 40px; padding: 0 0.9rem; border-radius: 999px; border: none;
-      background: var(--pd-accent-strong, var(--pd-accent)); color: #fff; font: inherit; font-weight: 700; cursor: pointer; box-shadow: 0 2px 8px rgb(0 0 0 / 0.25); }
+      background: var(--pd-accent-strong, var(--pd-accent)); color: var(--pd-on-color, #fff); font: inherit; font-weight: 700; cursor: pointer; box-shadow: 0 2px 8px rgb(0 0 0 / 0.25); }
   `;
 
   override willUpdate(changed: Map<string, unknown>): void {

@@ -30,11 +30,11 @@ export class PdGlance extends LitElement {
     .thread { flex: 1 1 14rem; }
     .chips { display: flex; gap: 0.4rem; flex-wrap: wrap; margin-left: auto; }
     .chip { border-radius: 999px; padding: 0.15rem 0.6rem; font-size: 0.8rem; font-weight: 700; border: 1px solid var(--pd-line); color: var(--pd-muted); }
-    .chip.on.running { color: #fff; background: var(--pd-running); border-color: var(--pd-running); }
-    .chip.on.stalled { color: #fff; background: var(--pd-stalled); border-color: var(--pd-stalled); animation: pulse 1.6s infinite; }
-    .chip.on.failed { color: #fff; background: var(--pd-failed); border-color: var(--pd-failed); }
-    .chip.on.needs-you { color: #fff; background: var(--pd-accent-strong, var(--pd-accent)); border-color: var(--pd-accent-strong, var(--pd-accent)); }
-    .chip.on.finished { color: #fff; background: var(--pd-success); border-color: var(--pd-success); }
+    .chip.on.running { color: var(--pd-on-color, #fff); background: var(--pd-running); border-color: var(--pd-running); }
+    .chip.on.stalled { color: var(--pd-on-color, #fff); background: var(--pd-stalled); border-color: var(--pd-stalled); animation: pulse 1.6s infinite; }
+    .chip.on.failed { color: var(--pd-on-color, #fff); background: var(--pd-failed); border-color: var(--pd-failed); }
+    .chip.on.needs-you { color: var(--pd-on-color, #fff); background: var(--pd-accent-strong, var(--pd-accent)); border-color: var(--pd-accent-strong, var(--pd-accent)); }
+    .chip.on.finished { color: var(--pd-on-color, #fff); background: var(--pd-success); border-color: var(--pd-success); }
     .focus { width: 100%; display: flex; gap: 0.5rem; align-items: center; font-size: 0.9rem; margin-top: 0.35rem; }
     .focus .brief { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; flex: 1; min-width: 0; }
     .clock { font-variant-numeric: tabular-nums; font-weight: 700; }

@@ -31,7 +31,7 @@ export class PdNewTask extends LitElement {
     textarea { min-height: 5rem; resize: vertical; }
     .row { display: flex; gap: 0.5rem; }
     button { min-height: 44px; padding: 0 1rem; border-radius: 10px; font: inherit; font-weight: 700; cursor: pointer; border: 1px solid var(--pd-line); background: var(--pd-bg); color: var(--pd-fg); }
-    button[type='submit'] { background: var(--pd-accent-strong, var(--pd-accent)); color: #fff; border: none; }
+    button[type='submit'] { background: var(--pd-accent-strong, var(--pd-accent)); color: var(--pd-on-color, #fff); border: none; }
     .error { color: var(--pd-failed-text, var(--pd-failed)); font-weight: 600; }
   `;
 

@@ -32,7 +32,7 @@ export class PdProjectForm extends LitElement {
     input, select { min-height: 44px; box-sizing: border-box; font: inherit; padding: 0 0.5rem; border-radius: 8px; border: 1px solid var(--pd-line); background: var(--pd-bg); color: var(--pd-fg); width: 100%; }
     .row { display: flex; gap: 0.5rem; flex-wrap: wrap; }
     button { min-height: 44px; padding: 0 1rem; border-radius: 10px; font: inherit; font-weight: 700; cursor: pointer; border: 1px solid var(--pd-line); background: var(--pd-bg); color: var(--pd-fg); }
-    button[type='submit'] { background: var(--pd-accent-strong, var(--pd-accent)); color: #fff; border: none; }
+    button[type='submit'] { background: var(--pd-accent-strong, var(--pd-accent)); color: var(--pd-on-color, #fff); border: none; }
     .error { color: var(--pd-failed-text, var(--pd-failed)); font-weight: 600; }
   `;
 

@@ -4,7 +4,7 @@ import { customElement, property } from 'lit/decorators.js';
 
 const ICON: Record<string, string> = {
   queued: '○', running: '◐', stalled: '⚠', success: '✓', failed: '✕', crashed: '✕', cancelled: '⊘',
-  rate_limited: '⏳', partial: '◑', skipped: '↷', gated: '⛔', extraction_failed: '⚠',
+  rate_limited: '◷', partial: '◑', skipped: '↷', gated: '‖', extraction_failed: '⚠',
 };
 
 @customElement('pd-status')

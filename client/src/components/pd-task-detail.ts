@@ -28,6 +28,9 @@ export class PdTaskDetail extends LitElement {
   /** The task to show. */
   @property() task = '';
   @state() private _loading = false;
+  /** Cancel was tapped once: a second tap within a few seconds confirms. */
+  @state() private _confirming = false;
+  private _confirmTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor() {
     super();
@@ -73,6 +76,18 @@ export class PdTaskDetail extends LitElement {
       .finally(() => (this._loading = false));
   }
 
+  /** Cancel asks once more: the first tap arms it for 4 s, the second cancels. */
+  private cancel(id: string): void {
+    clearTimeout(this._confirmTimer);
+    if (!this._confirming) {
+      this._confirming = true;
+      this._confirmTimer = setTimeout(() => (this._confirming = false), 4000);
+      return;
+    }
+    this._confirming = false;
+    store.cancel(id).catch((err: Error) => this.dispatchEvent(new CustomEvent('pd-error', { detail: err.message, bubbles: true, composed: true })));
+  }
+
   private older = () => {
     this._loading = true;
     store
@@ -92,7 +107,7 @@ export class PdTaskDetail extends LitElement {
         <pd-status .status=${t.status}></pd-status>
         <span>attempt ${t.attempt}</span>
         <span class="clock" data-testid="detail-clock">${duration(elapsed(t.started_at, t.ended_at, store.now()))}</span>
-        ${TERMINAL.has(t.status) ? nothing : html`<button @click=${() => void store.cancel(t.id)} aria-label="cancel this task">Cancel</button>`}
+        ${TERMINAL.has(t.status) ? nothing : html`<button @click=${() => this.cancel(t.id)} aria-label=${this._confirming ? 'confirm: cancel this task' : 'cancel this task'} data-testid="cancel">${this._confirming ? 'Tap again to cancel' : 'Cancel'}</button>`}
         <h2>${t.brief}</h2>
         ${t.status_reason ? html`<div class="reason">${t.status_reason}</div>` : nothing}
       </header>

@@ -57,7 +57,7 @@ export class PdTaskList extends LitElement {
       ${tasks.map((t) => {
         const focused = store.focus?.task_id === t.id;
         return html`<li data-task=${t.id} data-status=${t.status} class=${`${BAD.has(t.status) ? 'bad' : ''} ${focused ? 'focused' : ''}`}>
-          <button class="open" @click=${() => this.open(t.id)} aria-label=${`open task ${clip(t.brief, 60)}`}>
+          <button class="open" @click=${() => this.open(t.id)}>
             <div class="brief">${clip(t.brief, 200)}</div>
             <div class="meta">
               <pd-status .status=${t.status}></pd-status>

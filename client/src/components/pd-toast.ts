@@ -10,9 +10,9 @@ export class PdToast extends LitElement {
   static override styles = css`
     :host { position: fixed; bottom: calc(1rem + env(safe-area-inset-bottom)); left: 50%; transform: translateX(-50%); z-index: 10;
       display: flex; flex-direction: column; gap: 0.4rem; width: min(92vw, 28rem); }
-    div { background: var(--pd-failed); color: #fff; padding: 0.6rem 0.8rem; border-radius: 10px; display: flex; gap: 0.5rem; align-items: center; }
+    div { background: var(--pd-failed); color: var(--pd-on-color, #fff); padding: 0.6rem 0.8rem; border-radius: 10px; display: flex; gap: 0.5rem; align-items: center; }
     span { flex: 1; }
-    button { background: none; border: 1px solid #fff; color: #fff; border-radius: 6px; min-width: 44px; min-height: 36px; cursor: pointer; }
+    button { background: none; border: 1px solid #fff; color: var(--pd-on-color, #fff); border-radius: 6px; min-width: 44px; min-height: 36px; cursor: pointer; }
   `;
 
   /** Shows a message for a few seconds. */
