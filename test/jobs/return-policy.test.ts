@@ -72,7 +72,6 @@ describe('a back-off', () => {
     loop.model.use(answering);
     await loop.db.sql`update dispatch.quota set limited_until = now() where id = 1`;
     await loop.db.sql`select graphile_worker.reschedule_jobs(array[${job!.id}::bigint], run_at := now())`;
-    await loop.db.sql`update dispatch.quota set limited_until = now()`; // the account-wide hold lifts too
     const t = await loop.waitTask(taskId, 'success', 60_000);
     expect(t).toMatchObject({ attempt: 2, status_reason: 'handoff validated' });
     const [h] = await loop.db.sql<{ payload: Record<string, unknown> }[]>`
