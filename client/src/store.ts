@@ -185,6 +185,9 @@ export class Store extends EventTarget {
     this.fold(fresh);
   }
 
+  /** Task id → seq of the status row last announced as a task-status event. */
+  private readonly announced = new Map<string, number>();
+
   private fold(rows: readonly EventRow[]): void {
     const before = this.model;
     this.model = reduceAll(before, rows);
@@ -193,7 +196,13 @@ export class Store extends EventTarget {
       if (r.event_type !== 'task.status_changed' || !r.task_id) continue;
       const was = before.tasks.get(r.task_id);
       const now = this.model.tasks.get(r.task_id);
-      if (was && now && was.status !== now.status) this.dispatchEvent(new CustomEvent<StatusChange>('task-status', { detail: { task: now, from: was.status } }));
+      if (!was || !now || was.status === now.status) continue;
+      // Once per status row, across restarts of the stream (a scope change re-reads from a snapshot
+      // that may be older than rows the previous stream already announced).
+      if ((this.announced.get(r.task_id) ?? 0) >= r.seq) continue;
+      this.announced.set(r.task_id, r.seq);
+      if (this.announced.size > 5000) this.announced.delete(this.announced.keys().next().value!);
+      this.dispatchEvent(new CustomEvent<StatusChange>('task-status', { detail: { task: now, from: was.status } }));
     }
     this.changed();
   }

@@ -35,6 +35,8 @@ export class LinePipeline {
   /** What the stream has said so far: the status is derived from it at the end. */
   readonly facts: StreamFacts = emptyFacts();
   private seen = 0;
+  /** A rate limit was reported for this session already. */
+  private limitSeen = false;
   private readonly writer: JournalWriter;
   private readonly splitter: LineSplitter;
   private readonly tail: SpoolTail;
@@ -84,7 +86,13 @@ export class LinePipeline {
     observe(this.facts, classified);
     if (this.seen++ < this.o.skipLines) return; // journalled before this runner took over
     this.writer.push(line, classified);
-    if (classified.facts?.rateLimit) this.o.onRateLimit?.(classified.facts.rateLimit);
+    const limit = classified.facts?.rateLimit;
+    // A limit with no time of its own (the final 429 result) after one that had a time (the
+    // retries' retry-after) adds nothing: the policy's back-off would only overrule the stream.
+    if (limit && (!this.limitSeen || limit.resetsAt !== null || limit.retryAfterMs !== null)) {
+      this.limitSeen = true;
+      this.o.onRateLimit?.(limit);
+    }
     if (this.facts.resultSeen) this.o.onResultSeen();
   }
 

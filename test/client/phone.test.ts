@@ -20,6 +20,7 @@ beforeAll(async () => {
   project = (await t.db.sql<{ id: string }[]>`select dispatch.create_project('phone layout project with a long name') as id`)[0]!.id;
   task = (await t.db.sql<{ id: string }[]>`select dispatch.submit_task(${project}, 'Tidy the release notes and check every link') as id`)[0]!.id;
   await t.db.sql`select dispatch.set_task_status(${task}, 'running', 'started')`;
+  await t.db.sql`insert into dispatch.sessions (project_id, task_id, role, status, started_at) values (${project}, ${task}, 'worker', 'running', now() - interval '2 minutes')`;
 });
 
 async function phone(theme: 'light' | 'dark' = 'light'): Promise<{ page: Page; close(): Promise<void> }> {
@@ -42,6 +43,11 @@ describe('the phone layout', () => {
       expect(box.x).toBeGreaterThanOrEqual(0);
       expect(box.x + box.width).toBeLessThanOrEqual(390);
     }
+    // Timeline labels are readable on a phone (at least 11 px tall on screen).
+    await page.getByRole('tab', { name: 'Timeline' }).click();
+    const label = page.locator('pd-timeline svg text').first();
+    await label.waitFor();
+    expect((await label.boundingBox())!.height).toBeGreaterThanOrEqual(11);
     await page.getByRole('tab', { name: 'Chat' }).click();
     const big = 'x'.repeat(300 * 1024 - 2); // 300 KB on the wire, with its JSON quotes
     await page.locator('textarea').fill(big);

@@ -1,7 +1,7 @@
 // A picture of sessions over time: one row per task, a bar per session coloured by status, with
 // its duration — for people who would rather look than read.
 import { LitElement, css, html, svg } from 'lit';
-import { customElement, property } from 'lit/decorators.js';
+import { customElement, property, state } from 'lit/decorators.js';
 import { ClockController } from '../controllers/clock-controller.ts';
 import { StoreController } from '../controllers/store-controller.ts';
 import { clip, duration } from '../format.ts';
@@ -19,16 +19,33 @@ export class PdTimeline extends LitElement {
   /** Limit to one task. */
   @property() task = '';
 
+  /** The drawing's width in CSS pixels, so 12-unit labels are 12 px on a phone too. */
+  @state() private _w = 1000;
+  private _ro = new ResizeObserver(([e]) => {
+    const w = Math.round(e?.contentRect.width ?? 0);
+    if (w > 0 && w !== this._w) this._w = w;
+  });
+
   constructor() {
     super();
     new StoreController(this);
     new ClockController(this);
   }
 
+  override connectedCallback(): void {
+    super.connectedCallback();
+    this._ro.observe(this);
+  }
+
+  override disconnectedCallback(): void {
+    super.disconnectedCallback();
+    this._ro.disconnect();
+  }
+
   static override styles = css`
     :host { display: block; overflow-x: auto; }
-    svg { width: 100%; min-width: 320px; font-family: var(--pd-font); }
-    text { fill: var(--pd-fg); font-size: 11px; }
+    svg { width: 100%; font-family: var(--pd-font); }
+    text { fill: var(--pd-fg); font-size: 12px; }
     .muted { fill: var(--pd-muted); }
     .empty { color: var(--pd-muted); font-size: 0.85rem; }
   `;
@@ -46,15 +63,17 @@ export class PdTimeline extends LitElement {
     const starts = rows.flatMap((r) => r.sessions.map((s) => Date.parse(s.started_at!)));
     if (!starts.length) return html`<p class="empty">No sessions to draw yet.</p>`;
     const t0 = Math.min(...starts);
-    const t1 = Math.max(now, ...rows.flatMap((r) => r.sessions.map((s) => (s.ended_at ? Date.parse(s.ended_at) : now))));
-    const W = 1000;
-    const label = 260;
+    // The axis fits the sessions shown: it runs to now only while one of them still runs.
+    const t1 = Math.max(t0 + 1000, ...rows.flatMap((r) => r.sessions.map((s) => (s.ended_at ? Date.parse(s.ended_at) : now))));
+    const W = Math.max(320, this._w);
+    const label = Math.min(260, Math.round(W * 0.36));
+    const chars = Math.max(10, Math.floor(label / 7));
     const rowH = 26;
     const x = (t: number) => label + ((t - t0) / Math.max(1, t1 - t0)) * (W - label - 10);
     return html`<svg viewBox="0 0 ${W} ${rows.length * rowH + 20}" role="img" aria-label="timeline of sessions by task">
       ${rows.map((r, i) => {
         const y = i * rowH + 4;
-        return svg`<text x="4" y=${y + 15}>${clip(r.task.brief, 40)}</text>
+        return svg`<text x="4" y=${y + 15}><title>${r.task.brief}</title>${clip(r.task.brief, chars)}</text>
           ${r.sessions.map((s) => {
             const a = Date.parse(s.started_at!);
             const b = s.ended_at ? Date.parse(s.ended_at) : now;
@@ -64,7 +83,7 @@ export class PdTimeline extends LitElement {
           })}`;
       })}
       <text class="muted" x=${label} y=${rows.length * rowH + 16}>${new Date(t0).toLocaleTimeString()}</text>
-      <text class="muted" x=${W - 70} y=${rows.length * rowH + 16}>${duration(t1 - t0)}</text>
+      <text class="muted" x=${W - 8} text-anchor="end" y=${rows.length * rowH + 16}>${duration(t1 - t0)}</text>
     </svg>`;
   }
 }
