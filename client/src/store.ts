@@ -12,7 +12,7 @@ import { api, ApiError } from './api.ts';
 import { EventRowSchema, StateSchema, type EventRow, type Project, type Session, type Task, type WorkingSet } from './schemas.ts';
 import { Journal } from './store/journal.ts';
 import { Outbox } from './store/outbox.ts';
-import { emptyModel, fromSnapshot, reduceAll, TERMINAL, type Focus, type Message, type Model } from './store/reducer.ts';
+import { emptyModel, fromSnapshot, reduce, TERMINAL, type Focus, type Message, type Model } from './store/reducer.ts';
 import { busy } from './store/selectors.ts';
 import { JournalStream, type Connection } from './stream.ts';
 
@@ -189,9 +189,10 @@ export class Store extends EventTarget {
   private readonly announced = new Map<string, number>();
 
   private fold(rows: readonly EventRow[]): void {
-    const before = this.model;
-    this.model = reduceAll(before, rows);
     for (const r of rows) {
+      // Row by row, so each status row is announced with the status it set (a batch may hold several).
+      const before = this.model;
+      this.model = reduce(before, r);
       if (r.event_type === 'user_message' && r.message_id) this.outbox.settle(r.message_id);
       if (r.event_type !== 'task.status_changed' || !r.task_id) continue;
       const was = before.tasks.get(r.task_id);

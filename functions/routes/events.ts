@@ -2,7 +2,7 @@
 // ?after= resumes with no gap and no duplicate; heartbeat comments; a slow client is cut off and
 // resumes by itself instead of growing the server's memory).
 import type { ServerResponse } from 'node:http';
-import { PassThrough, Readable } from 'node:stream';
+import { PassThrough } from 'node:stream';
 import { createRoute, z } from '@hono/zod-openapi';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { streamTo } from '../stream/sse.ts';
@@ -85,7 +85,27 @@ export function eventRoutes() {
         const pass = new PassThrough();
         streamTo(pass, options);
         c.req.raw.signal?.addEventListener('abort', () => pass.destroy());
-        return new Response(Readable.toWeb(pass) as ReadableStream<Uint8Array>, { status: 200, headers: SSE_HEADERS }) as never;
+        const body = new ReadableStream<Uint8Array>({
+          start(ctrl) {
+            // A reader that cancelled has closed the controller: later frames are dropped, never thrown.
+            pass.on('data', (chunk: Buffer) => {
+              try {
+                ctrl.enqueue(chunk);
+              } catch {
+                pass.destroy();
+              }
+            });
+            pass.on('end', () => {
+              try {
+                ctrl.close();
+              } catch {
+                /* already closed */
+              }
+            });
+          },
+          cancel: () => void pass.destroy(),
+        });
+        return new Response(body, { status: 200, headers: SSE_HEADERS }) as never;
       },
     );
 }
