@@ -87,9 +87,10 @@ export class PdFeed<T = unknown> extends LitElement {
     };
     go();
     // Again once the virtualizer has laid the new rows out (no layout may be pending: do not wait forever).
+    // A list taken off the page meanwhile rejects layoutComplete with 'disconnected': nothing to scroll then.
     void v.updateComplete
       .then(() => Promise.race([v.layoutComplete, new Promise((r) => setTimeout(r, 200))]))
-      .then(go);
+      .then(go, () => {});
   }
 
   /** When the person last touched the list (wheel, touch, keys, pointer): scrolls right after are theirs. */
