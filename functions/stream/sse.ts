@@ -24,25 +24,18 @@ export interface SseOptions {
   heartbeatMs: number;
 }
 
-const open = new Map<number, Set<() => void>>();
-const timers = new Map<number, NodeJS.Timeout>();
+const beats = new Set<() => void>();
+let beatTimer: NodeJS.Timeout | null = null;
 
-/** One timer per heartbeat period for all clients, stopped when the last one goes. */
+/** One timer for all clients (the period is the first client's), stopped when the last one goes. */
 function everyBeat(ms: number, ping: () => void): () => void {
-  let set = open.get(ms);
-  if (!set) {
-    const s = new Set<() => void>();
-    open.set(ms, s);
-    timers.set(ms, setInterval(() => s.forEach((f) => f()), ms).unref());
-    set = s;
-  }
-  set.add(ping);
+  beats.add(ping);
+  beatTimer ??= setInterval(() => beats.forEach((f) => f()), ms).unref();
   return () => {
-    set.delete(ping);
-    if (set.size === 0) {
-      clearInterval(timers.get(ms));
-      timers.delete(ms);
-      open.delete(ms);
+    beats.delete(ping);
+    if (beats.size === 0 && beatTimer) {
+      clearInterval(beatTimer);
+      beatTimer = null;
     }
   };
 }
