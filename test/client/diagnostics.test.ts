@@ -37,6 +37,8 @@ describe('client crash reports', () => {
     const [row] = await waitFor(crashes, (r) => r.length >= 1, { what: 'a client.error row' });
     expect(row!.payload).toMatchObject({ kind: 'error', message: expect.stringContaining('boom from the page test'), app_version: version, view: '#/activity' });
     expect(row!.payload.stack).toContain('boom from the page test');
+    // The page saw both throws (Playwright's pageerror events may arrive after the server's row).
+    await waitFor(() => errors.filter((e) => e.includes('boom from the page test')).length, (n) => n >= 2, { what: 'both page errors' });
     expect(errors.filter((e) => e.includes('boom from the page test'))).toHaveLength(2);
 
     await page.evaluate(() => void Promise.reject(new Error('a promise nobody caught')));
