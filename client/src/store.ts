@@ -280,7 +280,8 @@ export class Store extends EventTarget {
     await this.outbox.retry(messageId);
   }
 
-  async setFocus(f: { task_id?: string; thread_id?: string | number }): Promise<void> {
+  /** Sets the focus as a whole; a null (or a field left out) is no focus of that kind. */
+  async setFocus(f: { task_id?: string | null; thread_id?: string | number | null }): Promise<void> {
     await api(v.looseObject({ id: v.string() }), '/api/focus', { method: 'POST', body: f });
   }
 

@@ -75,6 +75,9 @@ export class JournalStream {
       headers: { accept: 'text/event-stream', 'last-event-id': String(this.h.after()), ...authHeaders() },
       signal: this.abort.signal,
       cache: 'no-store',
+      // A stream that never ends is not part of loading the page: at the default (high) priority
+      // it would compete with the shell's own requests and keep the page "loading" for good.
+      priority: 'low',
     });
     if (!res.ok || !res.body) throw new Error(`HTTP ${res.status}`);
     const recovered = this.attempt > 0;

@@ -29,6 +29,8 @@ export class PdFeed<T = unknown> extends LitElement {
   @property({ type: Boolean }) loading = false;
   /** The list's accessible name. */
   @property() label = 'rows';
+  /** Said above the oldest row when there is nothing older ('' for nothing). */
+  @property() startLabel = 'Start of the journal';
   @state() private _pinned = true;
   @state() private _newSince: unknown = null;
   @query('lit-virtualizer') private _v!: LitVirtualizer<T> & HTMLElement;
@@ -150,8 +152,8 @@ export class PdFeed<T = unknown> extends LitElement {
           ? 'Loading older rows…'
           : this.hasOlder
             ? html`<button @click=${() => this.askOlder()} data-testid="older">Older rows</button>`
-            : this.items.length
-              ? 'Start of the journal'
+            : this.items.length && this.startLabel
+              ? this.startLabel
               : nothing}
       </div>
       <lit-virtualizer scroller role="list" aria-label=${this.label} .layout=${LAYOUT} .items=${this.items as T[]}

@@ -1,6 +1,6 @@
 // The Tasks view: running and recent tasks of the picked project (or all, each card then naming
 // its project) with status, attempt, elapsed time and last activity. A tap opens the task; the
-// star focuses it everywhere in one action.
+// star focuses it everywhere in one action, and clears that focus when tapped again.
 import { LitElement, css, html } from 'lit';
 import { customElement, property } from 'lit/decorators.js';
 import { ClockController } from '../controllers/clock-controller.ts';
@@ -69,7 +69,7 @@ export class PdTaskList extends LitElement {
               ${t.status_reason ? html`<span title=${t.status_reason}>${clip(t.status_reason, 80)}</span>` : ''}
             </div>
           </button>
-          <button class="star" aria-pressed=${focused ? 'true' : 'false'} aria-label="focus this task" title="Focus"
+          <button class="star" aria-pressed=${focused ? 'true' : 'false'} aria-label="focus this task" title=${focused ? 'Focused — tap to clear' : 'Focus'}
             @click=${() => this.focusTask(t.id)}>${focused ? '★' : '☆'}</button>
         </li>`;
       })}
@@ -80,10 +80,12 @@ export class PdTaskList extends LitElement {
     this.dispatchEvent(new CustomEvent('open-task', { detail: id, bubbles: true, composed: true }));
   }
 
+  /** The star toggles: it focuses this task, or clears the focus when this task has it. */
   private focusTask(id: string): void {
     // The focused Trellis thread stays focused: a focus names a thread and a task.
-    const thread = store.focus?.thread_id;
-    store.setFocus({ task_id: id, ...(thread !== null && thread !== undefined ? { thread_id: thread } : {}) }).catch((err: Error) =>
+    const thread = store.focus?.thread_id ?? null;
+    const task = store.focus?.task_id === id ? null : id;
+    store.setFocus({ task_id: task, thread_id: thread }).catch((err: Error) =>
       this.dispatchEvent(new CustomEvent('pd-error', { detail: err.message, bubbles: true, composed: true })),
     );
   }

@@ -145,4 +145,27 @@ describe('messages and focus', () => {
     const s = (await (await t.call('GET', '/api/state')).json()) as { focus: { task_id: string; thread_id: number } };
     expect(s.focus).toMatchObject({ task_id: task.id, thread_id: 7 });
   });
+
+  it('clears the focus with an explicit null, journals it like a switch, and leaves the task\'s activity time alone', async () => {
+    const task = (await (await t.call('POST', '/api/tasks', { project_id: projectId, brief: 'star and unstar me' })).json()) as { id: string };
+    const activity = async () => {
+      const s = (await (await t.call('GET', '/api/state')).json()) as { tasks: { id: string; last_activity_at: string }[]; focus: unknown };
+      return { at: s.tasks.find((x) => x.id === task.id)!.last_activity_at, focus: s.focus };
+    };
+    const before = await activity();
+    expect((await t.call('POST', '/api/focus', { task_id: task.id, thread_id: 'th_1' })).status).toBe(201);
+    // Unstar the task, keep the thread.
+    const cleared = await t.call('POST', '/api/focus', { task_id: null, thread_id: 'th_1' });
+    expect(cleared.status).toBe(201);
+    expect(await cleared.json()).toMatchObject({ task_id: null, thread_id: 'th_1', project_id: null });
+    expect((await activity()).focus).toMatchObject({ task_id: null, thread_id: 'th_1' });
+    // Clear everything.
+    expect((await t.call('POST', '/api/focus', { task_id: null })).status).toBe(201);
+    const after = await activity();
+    expect(after.focus).toMatchObject({ task_id: null, thread_id: null });
+    const rows = await t.db.sql<{ task_id: string | null; payload: { task_id: string | null } }[]>`
+      select task_id, payload from dispatch.events where event_type = 'focus.changed' order by seq desc limit 3`;
+    expect(rows.map((r) => r.payload.task_id)).toEqual([null, null, task.id]);
+    expect(after.at).toBe(before.at);
+  });
 });
