@@ -53,8 +53,10 @@ export async function startDispatch(config: Config, log: Logger, mode: Mode, chi
     if (started.previous?.stop === 'unclean') {
       log.warn(`the previous run (pid ${started.previous.pid ?? '?'}, started ${started.previous.started_at}) did not stop cleanly: counted as an unclean stop`);
     }
-    if (mode !== 'serve') runner = await startRunner({ url: db.url, sql, config, log, childEnv });
-    if (mode === 'work') return { sql, url: null, stop };
+    if (mode === 'work') {
+      runner = await startRunner({ url: db.url, sql, config, log, childEnv });
+      return { sql, url: null, stop };
+    }
     hub = new JournalHub(sql, log);
     await hub.start();
     const freshSql = () => createSql(db.url, { max: 1, idleTimeout: 2, application: 'petal-dispatch serve (retry)' });
@@ -67,6 +69,9 @@ export async function startDispatch(config: Config, log: Logger, mode: Mode, chi
     });
     const { port } = s.address() as AddressInfo;
     const url = `http://${config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST}:${port}`;
+    // The runner starts once the port is known: its workers' gate hook and the orchestrator's MCP
+    // client call this server back, also when PORT=0 let the system pick the port.
+    if (mode === 'all') runner = await startRunner({ url: db.url, sql, config: { ...config, PORT: port }, log, childEnv });
     log.info(`listening on ${url}`);
     return { sql, url, stop };
   } catch (err) {
