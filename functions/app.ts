@@ -47,6 +47,12 @@ export function buildApp(deps: Deps) {
   });
   app.notFound((c) => c.json({ error: { code: 'not_found', message: `no route for ${c.req.method} ${c.req.path}` } }, 404));
 
+  // A write through this server may change what GET /api/state shows without a new journal head
+  // (a budget): its kept answer is not reused after one, even before the change's NOTIFY arrives.
+  app.use(async function touchStateAfterWrites(c, next) {
+    await next();
+    if (!IDEMPOTENT.has(c.req.method)) deps.hub.touch();
+  });
   // Rebinding and foreign origins are refused before anything else looks at the request.
   app.use(hostCheck(deps.config));
   const limit = bodyLimit({

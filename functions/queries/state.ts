@@ -1,6 +1,7 @@
 // GET /api/state: one bounded snapshot a client can paint at a glance. It reads the dimension
 // tables and small caches through indexes, never the journal at large, all in one snapshot whose
-// `seq` says which journal position it reflects.
+// `seq` says which journal position it reflects. The route keeps its last answer (state-text.ts)
+// while neither the head nor anything else it shows has changed.
 import type { Focus } from '../../core/contracts/focus.ts';
 import type { Message } from '../../core/contracts/message.ts';
 import type { Project } from '../../core/contracts/project.ts';
@@ -55,15 +56,21 @@ export async function stateSnapshot(sql: Sql): Promise<State> {
          order by t.created_at desc`,
       tx<Session[]>`
         select ${tx.unsafe(SESSION_COLUMNS)} from dispatch.sessions s
-         where s.ended_at is null or s.id in (select id from dispatch.sessions order by created_at desc limit ${RECENT_SESSIONS})
+         where s.id in (select id from dispatch.sessions where ended_at is null
+                        union
+                        select id from (select id from dispatch.sessions order by created_at desc limit ${RECENT_SESSIONS}) r)
          order by s.created_at desc`,
       tx<Message[]>`
         select ${tx.unsafe(MESSAGE_COLUMNS)} from dispatch.user_messages where delivered_at is null order by seq limit 200`,
       tx<Focus[]>`
         select ${tx.unsafe(FOCUS_COLUMNS)} from dispatch.events where event_type = 'focus.changed' order by seq desc limit 1`,
+      // The newest working set of each project: one index probe per project, not a read of every
+      // working set ever written (one per orchestrator turn).
       tx<{ project_id: string; payload: WorkingSet; seq: number }[]>`
-        select distinct on (project_id) project_id, payload, seq from dispatch.events
-         where event_type = 'orchestrator.working_set' order by project_id, seq desc`,
+        select p.id as project_id, w.payload, w.seq from dispatch.projects p
+         cross join lateral (select e.payload, e.seq from dispatch.events e
+                              where e.event_type = 'orchestrator.working_set' and e.project_id = p.id
+                              order by e.seq desc limit 1) w`,
       tx<StatusRow[]>`select ${tx.unsafe(STATUS_COLUMNS)} from dispatch.statuses order by name`,
     ]);
     return {

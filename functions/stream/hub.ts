@@ -73,6 +73,8 @@ export class JournalHub {
   private again = false;
   private timer: NodeJS.Timeout | null = null;
   private unlisten: (() => Promise<void>) | null = null;
+  private changeCount = 0;
+  private listening = false;
   private readonly maxRingBytes: number;
   private readonly pageSize: number;
 
@@ -99,6 +101,21 @@ export class JournalHub {
     return this.subs.size;
   }
 
+  /**
+   * Counts what may have changed the state's tables without a new journal head: every NOTIFY on
+   * dispatch_state (sql/migrations/0021_state_reads.sql), every (re)connection of the listener
+   * (notifications may have been missed meanwhile) and every touch(). Null while not listening:
+   * then nothing may be kept on its account.
+   */
+  get changes(): number | null {
+    return this.listening ? this.changeCount : null;
+  }
+
+  /** Something this process wrote may have changed the state's tables (a write request ended). */
+  touch(): void {
+    this.changeCount++;
+  }
+
   async start(): Promise<void> {
     const [row] = await this.sql<{ s: number }[]>`select coalesce(max(seq), 0) as s from dispatch.events`;
     this.last = row!.s;
@@ -107,7 +124,16 @@ export class JournalHub {
       () => this.kick(),
       () => this.kick(), // (re)connected: re-query whatever was missed meanwhile
     );
-    this.unlisten = () => l.unlisten();
+    const s = await this.sql.listen(
+      'dispatch_state',
+      () => this.changeCount++,
+      () => this.changeCount++,
+    );
+    this.unlisten = async () => {
+      this.listening = false;
+      await Promise.all([l.unlisten(), s.unlisten()]);
+    };
+    this.listening = true;
     this.timer = setInterval(() => this.kick(), this.opts.pollMs ?? 3000);
   }
 

@@ -1,0 +1,36 @@
+-- GET /api/state at scale (issue 17): its reads stay bounded however long the journal grows, and a
+-- server may keep its last answer until something it shows changes.
+--
+-- (1) The most recent tasks and sessions come from an index, not a sort of the whole table (one
+--     task and session per few thousand journal rows: thousands at 10 M rows).
+create index tasks_created_idx on dispatch.tasks (created_at desc);
+create index sessions_created_idx on dispatch.sessions (created_at desc);
+
+-- (2) A server answers GET /api/state from its last answer while the journal head is the same.
+--     Nearly every change to what the snapshot shows comes with a journal row in the same
+--     transaction (a new head); the tables below say what may not (a budget set, an edit from
+--     psql, the status table) with one NOTIFY per statement on
+--     dispatch_state (sent at commit, like every NOTIFY). The journal writer's per-batch update
+--     of a session (lines_written, last_output_at) and the runners' heartbeats are left out: the
+--     first always comes with new journal rows, the second is not shown.
+create function dispatch.state_changed() returns trigger
+  language plpgsql volatile as $$
+begin
+  perform pg_notify('dispatch_state', tg_table_name);
+  return null;
+end $$;
+
+create trigger projects_state_changed after insert or update or delete on dispatch.projects
+  for each statement execute function dispatch.state_changed();
+create trigger tasks_state_changed after insert or update or delete on dispatch.tasks
+  for each statement execute function dispatch.state_changed();
+create trigger sessions_state_changed_insert after insert or delete on dispatch.sessions
+  for each statement execute function dispatch.state_changed();
+create trigger sessions_state_changed_update
+  after update of id, project_id, task_id, parent_session_id, role, status, status_reason, attempt, pid, host,
+                  stalled, created_at, started_at, ended_at, exit_code, signal on dispatch.sessions
+  for each statement execute function dispatch.state_changed();
+create trigger user_messages_state_changed after insert or update or delete on dispatch.user_messages
+  for each statement execute function dispatch.state_changed();
+create trigger statuses_state_changed after insert or update or delete on dispatch.statuses
+  for each statement execute function dispatch.state_changed();
