@@ -8,7 +8,6 @@ import { listen, startTestApp } from '../helpers/app.ts';
 import { launch, open, shot } from '../helpers/browser.ts';
 import { waitFor } from '../helpers/db.ts';
 import { startLoop, type Loop } from '../helpers/loop.ts';
-import { freePort } from '../helpers/process.ts';
 
 const say = (text: string, chunks = 1, delay_ms = 0) => ({ text, chunks, delay_ms });
 const scenario: Scenario = {
@@ -38,14 +37,14 @@ let loop: Loop;
 let browser: Browser;
 let port: number;
 let url: string;
-let restartable: { close(): Promise<void> };
+let restartable: { url: string; close(): Promise<void> };
 
 beforeAll(async () => {
   loop = await startLoop({ scenarios: [scenario], serve: true, env: { STALL_SECONDS: '2' } });
   // The page talks to a server of its own that the restart test can kill and bring back.
-  port = await freePort();
-  restartable = await listen(await startTestApp({}, loop.db), port);
-  url = `http://127.0.0.1:${port}`;
+  restartable = await listen(await startTestApp({}, loop.db));
+  url = restartable.url;
+  port = Number(new URL(url).port); // a restarted server comes back on it
   browser = await launch();
 });
 
