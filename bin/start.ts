@@ -33,17 +33,27 @@ export async function startDispatch(config: Config, log: Logger, mode: Mode, chi
   let stopping: Promise<void> | undefined;
   const stop = (reason = 'stop') =>
     (stopping ??= (async () => {
+      // In this order, each step logged: no new request or stream, then no new job (running workers
+      // detach and are adopted by the next start), then the journal's last word, then the database.
       await hub?.stop(); // ends every SSE stream, so the server can close
-      await new Promise<void>((r) => {
-        if (!server) return r();
-        server.close(() => r());
-        setTimeout(() => (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.(), 2000).unref();
-      });
+      if (server) {
+        await new Promise<void>((r) => {
+          server!.close(() => r());
+          setTimeout(() => (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.(), 2000).unref();
+        });
+        log.info('stopped serving: streams ended, server closed');
+      }
       await runner?.stop().catch((e: Error) => log.warn(`runner stop: ${e.message}`));
       // Last write: a start that finds no server.stopped for its predecessor counts an unclean stop.
-      if (started) await journalStop(sql, started, reason).catch((e: Error) => log.warn(`journal the clean stop: ${e.message}`));
+      if (started) {
+        await journalStop(sql, started, reason).then(
+          () => log.info(`journalled server.stopped (${reason})`),
+          (e: Error) => log.warn(`journal the clean stop: ${e.message}`),
+        );
+      }
       await sql.end({ timeout: 5 });
       await db.close();
+      if (db.embedded) log.info('embedded Postgres stopped');
     })());
 
   try {

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createTestDb, waitFor } from '../helpers/db.ts';
 import { cleanEnv, startEntry, startServer, type Started } from '../helpers/process.ts';
+import { connectSse } from '../helpers/sse.ts';
 import { tempDir } from '../helpers/teardown.ts';
 
 const running: Started[] = [];
@@ -45,7 +46,7 @@ function alive(pid: number): boolean {
 }
 
 describe('npm start with the embedded Postgres', () => {
-  it('serves /healthz, restarts after kill -9 with its data, and stops Postgres on SIGTERM', async () => {
+  it('serves /healthz, restarts after kill -9 with its data, and on SIGTERM stops in order: streams and server, runner, journal, Postgres last', async () => {
     const dataDir = tempDir('pd-start-');
     fs.chmodSync(dataDir, 0o755);
     const env = cleanEnv({ DISPATCH_DATA_DIR: dataDir, LOG_LEVEL: 'info' });
@@ -85,8 +86,20 @@ describe('npm start with the embedded Postgres', () => {
     expect(third.output()).toContain(`is in use by process ${second.child.pid}`);
     expect(await health(second.url)).toEqual(expect.objectContaining({ ok: true })); // and the owner is untouched
 
+    // SIGTERM stops it in order: streams end and the server closes, the runner stops, the journal gets
+    // its last word (server.stopped), and the database goes last.
+    const sse = await connectSse(`${second.url}/api/stream`, () => {});
+    let streamEndedWhileRunning: boolean | undefined;
+    void sse.done.then(() => (streamEndedWhileRunning = second.child.exitCode === null && second.child.signalCode === null));
     second.child.kill('SIGTERM');
     expect(await second.exited).toEqual({ code: 0, signal: null });
+    await sse.done;
+    expect(streamEndedWhileRunning).toBe(true);
+    const log = second.output();
+    const steps = ['shutting down (SIGTERM)', 'stopped serving: streams ended, server closed', / runner \S+ stopped/, 'journalled server.stopped (SIGTERM)', 'embedded Postgres stopped'];
+    const at = steps.map((step) => (typeof step === 'string' ? log.indexOf(step) : log.search(step)));
+    expect(at.every((i) => i >= 0), `every stop step logged:\n${log}`).toBe(true);
+    expect(at).toEqual([...at].sort((a, b) => a - b));
     expect(alive(pgPid)).toBe(false);
     expect(postmasterPid(dataDir)).toBeNull();
     fs.rmSync(dataDir, { recursive: true, force: true });

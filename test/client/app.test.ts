@@ -5,7 +5,7 @@ import type { Browser, Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Scenario } from '../../fixtures/scripted-model/server.ts';
 import { listen, startTestApp } from '../helpers/app.ts';
-import { launch, open, shot } from '../helpers/browser.ts';
+import { launch, open, shot, showView } from '../helpers/browser.ts';
 import { waitFor } from '../helpers/db.ts';
 import { startLoop, type Loop } from '../helpers/loop.ts';
 
@@ -150,8 +150,8 @@ describe('two browsers on one store', () => {
     await shot(a.page, 'phone-chat');
 
     // Same tasks in both; one click on a star focuses the task in both.
-    await a.page.getByRole('tab', { name: 'Tasks' }).click();
-    await b.page.getByRole('tab', { name: 'Tasks' }).click();
+    await showView(a.page, 'Tasks');
+    await showView(b.page, 'Tasks');
     const [task] = await loop.db.sql<{ id: string }[]>`select id from dispatch.tasks where project_id = ${project}`;
     for (const { page } of [a, b]) await page.locator(`li[data-task="${task!.id}"]`).waitFor();
     await a.page.locator(`li[data-task="${task!.id}"] button.star`).click();
@@ -159,12 +159,12 @@ describe('two browsers on one store', () => {
       await page.locator(`li[data-task="${task!.id}"] button.star[aria-pressed="true"]`).waitFor({ timeout: 10_000 });
       expect(await text(page, '[data-testid=focused]')).toContain('Slowly count to three.');
     }
-    await a.page.getByRole('tab', { name: 'Working set' }).click();
+    await showView(a.page, 'Working set');
     await a.page.getByTestId('ws-stop').waitFor({ timeout: 20_000 });
     await shot(a.page, 'phone-working-set');
-    await b.page.getByRole('tab', { name: 'Activity' }).click();
+    await showView(b.page, 'Activity');
     await shot(b.page, 'desktop-activity');
-    await b.page.getByRole('tab', { name: 'Timeline' }).click();
+    await showView(b.page, 'Timeline');
     await shot(b.page, 'desktop-timeline');
     expect([...a.errors, ...b.errors]).toEqual([]);
   });
