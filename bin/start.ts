@@ -33,17 +33,27 @@ export async function startDispatch(config: Config, log: Logger, mode: Mode, chi
   let stopping: Promise<void> | undefined;
   const stop = (reason = 'stop') =>
     (stopping ??= (async () => {
+      // In this order, each step logged: no new request or stream, then no new job (running workers
+      // detach and are adopted by the next start), then the journal's last word, then the database.
       await hub?.stop(); // ends every SSE stream, so the server can close
-      await new Promise<void>((r) => {
-        if (!server) return r();
-        server.close(() => r());
-        setTimeout(() => (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.(), 2000).unref();
-      });
+      if (server) {
+        await new Promise<void>((r) => {
+          server!.close(() => r());
+          setTimeout(() => (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.(), 2000).unref();
+        });
+        log.info('stopped serving: streams ended, server closed');
+      }
       await runner?.stop().catch((e: Error) => log.warn(`runner stop: ${e.message}`));
       // Last write: a start that finds no server.stopped for its predecessor counts an unclean stop.
-      if (started) await journalStop(sql, started, reason).catch((e: Error) => log.warn(`journal the clean stop: ${e.message}`));
+      if (started) {
+        await journalStop(sql, started, reason).then(
+          () => log.info(`journalled server.stopped (${reason})`),
+          (e: Error) => log.warn(`journal the clean stop: ${e.message}`),
+        );
+      }
       await sql.end({ timeout: 5 });
       await db.close();
+      if (db.embedded) log.info('embedded Postgres stopped');
     })());
 
   try {
@@ -53,8 +63,10 @@ export async function startDispatch(config: Config, log: Logger, mode: Mode, chi
     if (started.previous?.stop === 'unclean') {
       log.warn(`the previous run (pid ${started.previous.pid ?? '?'}, started ${started.previous.started_at}) did not stop cleanly: counted as an unclean stop`);
     }
-    if (mode !== 'serve') runner = await startRunner({ url: db.url, sql, config, log, childEnv });
-    if (mode === 'work') return { sql, url: null, stop };
+    if (mode === 'work') {
+      runner = await startRunner({ url: db.url, sql, config, log, childEnv });
+      return { sql, url: null, stop };
+    }
     hub = new JournalHub(sql, log);
     await hub.start();
     const freshSql = () => createSql(db.url, { max: 1, idleTimeout: 2, application: 'petal-dispatch serve (retry)' });
@@ -67,6 +79,9 @@ export async function startDispatch(config: Config, log: Logger, mode: Mode, chi
     });
     const { port } = s.address() as AddressInfo;
     const url = `http://${config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST}:${port}`;
+    // The runner starts once the port is known: its workers' gate hook and the orchestrator's MCP
+    // client call this server back, also when PORT=0 let the system pick the port.
+    if (mode === 'all') runner = await startRunner({ url: db.url, sql, config: { ...config, PORT: port }, log, childEnv });
     log.info(`listening on ${url}`);
     return { sql, url, stop };
   } catch (err) {

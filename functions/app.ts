@@ -3,6 +3,7 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { bodyLimit } from 'hono/body-limit';
 import { compress } from 'hono/compress';
+import type { MiddlewareHandler } from 'hono';
 import type { AppEnv, Deps } from './deps.ts';
 import { isConnectionLoss } from '../core/db/errors.ts';
 import { renderError } from './errors.ts';
@@ -66,11 +67,15 @@ export function buildApp(deps: Deps) {
         { connection: 'close' },
       ),
   });
+  // GET and HEAD have no body to limit (the limit lets them through), and asking for one makes the
+  // Node adapter build a full Request with its own AbortController and headers, which an SSE client
+  // then keeps for as long as it stays connected (about 2 KB each, measured at 1 000 idle clients).
+  const limitBody: MiddlewareHandler<AppEnv> = (c, next) => (IDEMPOTENT.has(c.req.method) ? next() : limit(c, next));
   // JSON answers gzip-compressed when asked (a journal page shrinks about tenfold); the SSE stream
   // says no-transform, so its frames are never held back in a compressor's buffer.
-  app.use('/api/*', compress(), auth(deps.config), limit, jsonOnly());
-  app.use('/mcp', limit);
-  app.use('/hooks/*', limit, jsonOnly());
+  app.use('/api/*', compress(), auth(deps.config), limitBody, jsonOnly());
+  app.use('/mcp', limitBody);
+  app.use('/hooks/*', limitBody, jsonOnly());
 
   app.route('/', healthRoutes());
   app.route('/', wellKnownRoutes());

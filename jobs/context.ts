@@ -38,4 +38,5 @@ export interface SessionRow {
   started_at: Date | null;
   ended_at: Date | null;
   attempt: number | null;
+  stalled: boolean;
 }

@@ -129,6 +129,11 @@ export async function startRunner(opts: RunnerOptions): Promise<StartedRunner> {
         clearInterval(heartbeat);
         await listener.unlisten().catch(() => {});
         await runner.stop();
+        // A job whose session was left running for the next runner (DetachedError) can stay locked
+        // by this runner's pool: graphile-worker records the failure without waiting for it while
+        // the pool closes. Unlocked here, the next runner adopts the session at once instead of
+        // after graphile-worker's four-hour lock timeout (a stalled session would stay unwatched).
+        if (lockIds.length) await sql`select graphile_worker.force_unlock_workers(${lockIds}::text[])`.catch((e: Error) => log.warn(`unlocking this runner's jobs: ${e.message}`));
         await sql`update dispatch.runners set stopped_at = now() where id = ${id}`.catch(() => {});
         log.info(`runner ${id} stopped`);
       })();

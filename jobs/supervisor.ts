@@ -70,6 +70,8 @@ export interface OpenSessionRow {
   host: string | null;
   spool_path: string | null;
   started_at: Date | null;
+  /** Journalled as stalled (by the runner that went away): not reported again, its resume is. */
+  stalled?: boolean;
 }
 
 /** The process a session follows: how it ends and how to signal it. */
@@ -136,7 +138,7 @@ export async function runSession(ctx: RunnerContext, spec: SessionSpec, intent: 
     pid, host: ctx.host, runnerId: ctx.runnerId, spool, cwd: cmd.cwd, argv: cmd.display, cause: spec.causeEventId ?? null,
   });
   ctx.log.info(`session ${spec.sessionId} (${spec.role}) started: pid ${pid}`);
-  return follow(ctx, spec, { ended, pid, kill: (s) => killGroup(pid, s), release: () => {} }, spool, errSpool, 0, abort, started);
+  return follow(ctx, spec, { ended, pid, kill: (s) => killGroup(pid, s), release: () => {} }, spool, errSpool, 0, abort, started, false);
 }
 
 /** Takes over a session whose runner went away: follows its spool and waits for its process. */
@@ -158,7 +160,7 @@ export async function adoptSession(ctx: RunnerContext, spec: SessionSpec, row: O
     kill: (s) => (alive ? killGroup(pid, s) : undefined),
     release: () => watch?.stop(),
   };
-  return follow(ctx, spec, proc, spool, errSpool, done, abort, started);
+  return follow(ctx, spec, proc, spool, errSpool, done, abort, started, row.stalled ?? false);
 }
 
 async function follow(
@@ -170,12 +172,14 @@ async function follow(
   skipLines: number,
   abort: AbortSignal,
   started: number,
+  stalled: boolean,
 ): Promise<Outcome> {
   const status = new StatusWrites(ctx.log, spec.sessionId);
   const watchdog = new Watchdog({
     stallMs: ctx.stallMs,
     resultGraceMs: ctx.resultGraceMs,
     killGraceMs: ctx.killGraceMs,
+    stalled,
     kill: proc.kill,
     onStall: (silentMs) => status.queue(() => sessionStalled(ctx.sql, spec.sessionId, silentMs, ctx.stallMs)),
     onResume: () => status.queue(() => sessionResumed(ctx.sql, spec.sessionId)),

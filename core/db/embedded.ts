@@ -44,32 +44,56 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
   }
   await recoverStalePostmaster(pgDir, log);
 
-  const port = opts.port ?? (await freePort());
   const bin = await binaries();
   const ids = postgresUserIds();
-  const logFd = fs.openSync(path.join(dataDir, 'postgres.log'), 'a');
-  const flags = [
-    '-D', pgDir,
-    '-p', String(port),
-    '-c', 'listen_addresses=127.0.0.1',
-    '-c', 'unix_socket_directories=',
-    '-c', 'max_connections=300',
-    ...(opts.fast ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'] : []),
-  ];
-  const child = spawnGroup(bin.postgres, flags, {
-    ...ids,
-    cwd: process.cwd(),
-    stdout: logFd,
-    stderr: logFd,
-    env: { ...process.env, LC_MESSAGES: 'C' },
-  });
-  fs.closeSync(logFd);
-  const exited = child.ended.then(() => {});
-  let dead = false;
-  void exited.then(() => (dead = true));
+  const logFile = path.join(dataDir, 'postgres.log');
+  const launch = async (port: number) => {
+    const logFd = fs.openSync(logFile, 'a');
+    const logStart = fs.fstatSync(logFd).size;
+    const flags = [
+      '-D', pgDir,
+      '-p', String(port),
+      '-c', 'listen_addresses=127.0.0.1',
+      '-c', 'unix_socket_directories=',
+      '-c', 'max_connections=300',
+      ...(opts.fast ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'] : []),
+    ];
+    const child = spawnGroup(bin.postgres, flags, {
+      ...ids,
+      cwd: process.cwd(),
+      stdout: logFd,
+      stderr: logFd,
+      env: { ...process.env, LC_MESSAGES: 'C' },
+    });
+    fs.closeSync(logFd);
+    const state = { dead: false };
+    const exited = child.ended.then(() => void (state.dead = true));
+    const url = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
+    try {
+      await waitUntilReady(url, () => state.dead, logFile);
+    } catch (err) {
+      const portTaken = state.dead && /could not bind|Address already in use/i.test(readFrom(logFile, logStart));
+      throw Object.assign(err as Error, { portTaken });
+    }
+    return { child, exited, state, url, port };
+  };
 
-  const url = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
-  await waitUntilReady(url, () => dead, path.join(dataDir, 'postgres.log'));
+  // A port free a moment ago can be taken before Postgres binds it (another process, or the old
+  // server's socket not yet released after a restart on a fixed port): try again — another free
+  // port when none was asked for, the same one a little later when it was.
+  const deadline = Date.now() + 30_000;
+  let started: Awaited<ReturnType<typeof launch>>;
+  for (;;) {
+    try {
+      started = await launch(opts.port ?? (await freePort()));
+      break;
+    } catch (err) {
+      if (!(err as { portTaken?: boolean }).portTaken || Date.now() > deadline) throw err;
+      log(`port taken before Postgres could bind it: trying again`);
+      await new Promise((r) => setTimeout(r, opts.port ? 500 : 0));
+    }
+  }
+  const { child, exited, state, url, port } = started;
   log(`embedded Postgres ready on 127.0.0.1:${port} (pid ${child.pid})`);
 
   let stopping: Promise<void> | undefined;
@@ -79,7 +103,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
     pid: child.pid!,
     stop() {
       stopping ??= (async () => {
-        if (!dead) {
+        if (!state.dead) {
           signal(child.pid, 'SIGINT'); // fast shutdown: roll back open transactions, checkpoint, exit
           const timer = setTimeout(() => signal(child.pid, 'SIGQUIT'), 15_000);
           await exited;
@@ -207,6 +231,23 @@ export function freePort(): Promise<number> {
       srv.close(() => resolve(port));
     });
   });
+}
+
+/** What was appended to a file from a byte offset on ('' when unreadable). */
+function readFrom(file: string, offset: number): string {
+  try {
+    const fd = fs.openSync(file, 'r');
+    try {
+      const size = fs.fstatSync(fd).size;
+      const buf = Buffer.alloc(Math.max(0, size - offset));
+      fs.readSync(fd, buf, 0, buf.length, offset);
+      return buf.toString('utf8');
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch {
+    return '';
+  }
 }
 
 function readFirstLine(file: string): string {

@@ -51,8 +51,11 @@ export class LinePipeline {
     this.tail = new SpoolTail(
       o.spool,
       (chunk) => {
-        o.onOutput();
         this.splitter.push(chunk);
+        // Output is what the process printed since this runner took over: the lines a previous
+        // runner journalled are read again without counting (an adopted stalled session has not
+        // resumed because its old lines were replayed).
+        if (this.seen > o.skipLines || (this.seen === o.skipLines && chunk.at(-1) !== 0x0a)) o.onOutput();
       },
       200,
       () => this.writer.backlog < MAX_BACKLOG,

@@ -6,6 +6,11 @@ export interface WatchdogOptions {
   stallMs: number;
   resultGraceMs: number;
   killGraceMs: number;
+  /**
+   * The session is stalled already (journalled so by a previous runner): the stall is not reported
+   * again, and the next output reports the resume.
+   */
+  stalled?: boolean;
   /** Signals the session's process group. */
   kill(signal: NodeJS.Signals): void;
   /** The session went silent for `silentMs` while its process lives. */
@@ -26,7 +31,9 @@ export class Watchdog {
   /** Set when the watchdog stopped a process that lived on after its result. */
   endedAfterResult = false;
 
-  constructor(private readonly o: WatchdogOptions) {}
+  constructor(private readonly o: WatchdogOptions) {
+    this.stalled = o.stalled ?? false;
+  }
 
   /** Starts the stall clock. */
   start(): void {

@@ -29,8 +29,8 @@ export function orchestratorTurn(ctx: JobContext): Task {
     const mode = pc.mode ?? 'autonomous';
 
     // A turn claimed earlier whose runner went away is finished first (started → adopt, else start).
-    const [open] = await ctx.sql<{ id: string; pid: number | null; host: string | null; spool_path: string | null; started_at: Date | null }[]>`
-      select id, pid, host, spool_path, started_at from dispatch.sessions
+    const [open] = await ctx.sql<{ id: string; pid: number | null; host: string | null; spool_path: string | null; started_at: Date | null; stalled: boolean }[]>`
+      select id, pid, host, spool_path, started_at, stalled from dispatch.sessions
        where project_id = ${project_id} and role = 'orchestrator' and ended_at is null order by created_at desc limit 1`;
     let input: TurnInput;
     if (open) {

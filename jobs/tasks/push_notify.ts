@@ -1,5 +1,6 @@
 // push_notify {event_id}: one push per device whose preferences include the moment — a task
-// stalled, failed or finished, or the orchestrator's loop stopped. A subscription the push service
+// stalled, failed or finished, an extractor or orchestrator turn stalled, or the orchestrator's loop
+// stopped. A subscription the push service
 // calls gone (404/410) is removed; a delivery is recorded so a retried job never sends twice.
 import type { Task } from 'graphile-worker';
 import { z } from 'zod';
@@ -12,9 +13,12 @@ interface Row {
   event_type: string;
   project_id: string | null;
   task_id: string | null;
+  session_id?: string | null;
+  /** The role of the event's session (session.stalled). */
+  session_role?: string | null;
   payload: {
     status?: string; reason?: string; stop?: { where: string; why: string }; per_day_usd?: number; spent_usd?: number;
-    gate_id?: string; tool?: string; subject?: string | null; category?: string; kind?: string;
+    gate_id?: string; tool?: string; subject?: string | null; category?: string; kind?: string; silent_for_ms?: number;
   };
   brief: string | null;
   project_name?: string | null;
@@ -48,6 +52,20 @@ export function message(e: Row, eventId: string): PushMessage | null {
       actions: [{ action: 'approve', title: 'Approve' }, { action: 'deny', title: 'Deny' }],
     };
   }
+  if (e.event_type === 'session.stalled' && e.session_role) {
+    // A worker's stall is pushed as its task's status; this is the extractor's or a turn's. Tagged
+    // by session: a later stall of the same session replaces the notification instead of stacking.
+    const who = e.session_role === 'orchestrator' ? 'Orchestrator turn' : `${e.session_role[0]!.toUpperCase()}${e.session_role.slice(1)}`;
+    return {
+      title: `${who} stalled`,
+      body: [`No output for ${Math.round(Number(e.payload.silent_for_ms ?? 0) / 1000)} s`, e.brief ? `Task: ${e.brief.slice(0, 100)}` : null,
+             e.project_name ? `Project: ${e.project_name}` : null].filter(Boolean).join('\n'),
+      tag: `session:${e.session_id}`,
+      url: e.task_id ? `/#/task/${e.task_id}` : '/#/working-set',
+      task_id: e.task_id,
+      status: 'stalled',
+    };
+  }
   if (e.event_type === 'budget.reached') {
     return {
       title: 'Daily budget reached',
@@ -75,9 +93,10 @@ export function pushNotify(ctx: JobContext): Task {
   return async (raw) => {
     const { event_id } = payload.parse(raw);
     const [e] = await ctx.sql<Row[]>`
-      select e.event_type, e.project_id, e.task_id, e.payload, t.brief, p.name as project_name
+      select e.event_type, e.project_id, e.task_id, e.session_id, s.role as session_role, e.payload, t.brief, p.name as project_name
         from dispatch.events e left join dispatch.tasks t on t.id = e.task_id
-        left join dispatch.projects p on p.id = e.project_id where e.event_id = ${event_id}`;
+        left join dispatch.projects p on p.id = e.project_id
+        left join dispatch.sessions s on s.id = e.session_id where e.event_id = ${event_id}`;
     if (!e) return;
     const msg = message(e, event_id);
     if (!msg) return;

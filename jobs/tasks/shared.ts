@@ -47,7 +47,7 @@ export async function gateFor(ctx: JobContext, sessionId: string, cwd: string): 
 /** The newest session of a role for the task's current attempt. */
 export async function latestSession(ctx: JobContext, task: TaskRow, role: string): Promise<SessionRow | undefined> {
   const [row] = await ctx.sql<SessionRow[]>`
-    select id, project_id, task_id, role, status, pid, host, spool_path, started_at, ended_at, attempt
+    select id, project_id, task_id, role, status, pid, host, spool_path, started_at, ended_at, attempt, stalled
       from dispatch.sessions
      where task_id = ${task.id} and role = ${role} and attempt = ${task.attempt}
      order by created_at desc limit 1`;

@@ -69,6 +69,8 @@ begin
 end $$;
 
 -- A live process has been silent for the stall threshold. A worker's task follows (stalled).
+-- Once per stall: a session that is stalled already (or over) is left alone, so a runner that
+-- adopts a silent session does not journal — and push — its stall a second time.
 create or replace function dispatch.session_stalled(session_id uuid, silent_ms bigint, threshold_ms bigint)
   returns void language plpgsql volatile as $$
 declare
@@ -79,10 +81,14 @@ begin
     raise exception 'no session %', session_stalled.session_id using errcode = 'P0002';
   end if;
   perform dispatch.lock_for_session_write(s);
-  update dispatch.sessions ss set stalled = true, status = 'stalled' where ss.id = s.id and ss.ended_at is null;
+  update dispatch.sessions ss set stalled = true, status = 'stalled'
+   where ss.id = s.id and ss.ended_at is null and not ss.stalled;
+  if not found then
+    return;
+  end if;
   insert into dispatch.events (project_id, session_id, task_id, event_type, payload)
     values (s.project_id, s.id, s.task_id, 'session.stalled',
-            jsonb_build_object('silent_for_ms', session_stalled.silent_ms, 'threshold_ms', session_stalled.threshold_ms));
+            jsonb_build_object('role', s.role, 'silent_for_ms', session_stalled.silent_ms, 'threshold_ms', session_stalled.threshold_ms));
   if s.task_id is not null and s.role = 'worker' then
     perform dispatch.set_task_status(s.task_id, 'stalled', format('no output for %s s', round(session_stalled.silent_ms / 1000.0)));
   end if;
@@ -99,9 +105,13 @@ begin
     raise exception 'no session %', session_resumed.session_id using errcode = 'P0002';
   end if;
   perform dispatch.lock_for_session_write(s);
-  update dispatch.sessions ss set stalled = false, status = 'running' where ss.id = s.id and ss.ended_at is null;
+  update dispatch.sessions ss set stalled = false, status = 'running'
+   where ss.id = s.id and ss.ended_at is null and ss.stalled;
+  if not found then
+    return; -- not stalled (or over): nothing resumed
+  end if;
   insert into dispatch.events (project_id, session_id, task_id, event_type, payload)
-    values (s.project_id, s.id, s.task_id, 'session.resumed', '{}'::jsonb);
+    values (s.project_id, s.id, s.task_id, 'session.resumed', jsonb_build_object('role', s.role));
   if s.task_id is not null and s.role = 'worker' then
     perform dispatch.set_task_status(s.task_id, 'running', 'output resumed');
   end if;

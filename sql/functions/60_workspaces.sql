@@ -96,6 +96,25 @@ create or replace function dispatch.workspace_undecidable(w dispatch.workspaces)
   end
 $$;
 
+-- A decision the person took on a decidable change: the workspace goes to merging/discarding, the
+-- job that carries it out is queued (once per workspace: job_key), and the request is journalled.
+create or replace function dispatch.queue_workspace_decision(w dispatch.workspaces, action text, detail jsonb) returns jsonb
+  language plpgsql volatile as $$
+declare
+  identifier text := action || '_workspace';
+  job graphile_worker._private_jobs;
+begin
+  update dispatch.workspaces ws set state = case action when 'merge' then 'merging' else 'discarding' end, updated_at = now()
+   where ws.id = w.id;
+  job := graphile_worker.add_job(identifier, json_build_object('task_id', w.task_id),
+                                 job_key := identifier || ':' || w.id, max_attempts := 5);
+  insert into dispatch.events (project_id, task_id, event_type, payload)
+    values (w.project_id, w.task_id, 'workspace.' || action || '_requested',
+            jsonb_build_object('workspace_id', w.id, 'branch', w.branch, 'job_id', job.id) || detail);
+  return jsonb_build_object('outcome', 'queued', 'task_id', w.task_id, 'action', action,
+                            'job', jsonb_build_object('id', job.id::text, 'task_identifier', identifier, 'key', job.key));
+end $$;
+
 -- Merge the task's branch into base: queues the merge_workspace job (202), or answers with the
 -- files that conflict with base at the last check (409). Journals the request with the job.
 create or replace function dispatch.merge_task(task_id uuid) returns jsonb
@@ -103,7 +122,6 @@ create or replace function dispatch.merge_task(task_id uuid) returns jsonb
 declare
   w dispatch.workspaces;
   no jsonb;
-  job graphile_worker._private_jobs;
 begin
   if not exists (select 1 from dispatch.tasks t where t.id = merge_task.task_id) then
     raise exception 'no task %', merge_task.task_id using errcode = 'P0002';
@@ -122,14 +140,7 @@ begin
                               'message', format('%s conflicts with %s in %s; Resolve starts a task on the branch to fix it',
                                                 w.branch, w.base, (select string_agg(f, ', ') from jsonb_array_elements_text(w.conflicts) f)));
   end if;
-  update dispatch.workspaces ws set state = 'merging', updated_at = now() where ws.id = w.id;
-  job := graphile_worker.add_job('merge_workspace', json_build_object('task_id', w.task_id),
-                                 job_key := 'merge_workspace:' || w.id, max_attempts := 5);
-  insert into dispatch.events (project_id, task_id, event_type, payload)
-    values (w.project_id, w.task_id, 'workspace.merge_requested',
-            jsonb_build_object('workspace_id', w.id, 'branch', w.branch, 'base', w.base, 'job_id', job.id));
-  return jsonb_build_object('outcome', 'queued', 'task_id', w.task_id, 'action', 'merge',
-                            'job', jsonb_build_object('id', job.id::text, 'task_identifier', 'merge_workspace', 'key', job.key));
+  return dispatch.queue_workspace_decision(w, 'merge', jsonb_build_object('base', w.base));
 end $$;
 
 comment on function dispatch.merge_task(uuid) is
@@ -142,7 +153,6 @@ create or replace function dispatch.discard_task(task_id uuid) returns jsonb
 declare
   w dispatch.workspaces;
   no jsonb;
-  job graphile_worker._private_jobs;
 begin
   if not exists (select 1 from dispatch.tasks t where t.id = discard_task.task_id) then
     raise exception 'no task %', discard_task.task_id using errcode = 'P0002';
@@ -152,14 +162,7 @@ begin
   if no is not null then
     return no || jsonb_build_object('task_id', discard_task.task_id);
   end if;
-  update dispatch.workspaces ws set state = 'discarding', updated_at = now() where ws.id = w.id;
-  job := graphile_worker.add_job('discard_workspace', json_build_object('task_id', w.task_id),
-                                 job_key := 'discard_workspace:' || w.id, max_attempts := 5);
-  insert into dispatch.events (project_id, task_id, event_type, payload)
-    values (w.project_id, w.task_id, 'workspace.discard_requested',
-            jsonb_build_object('workspace_id', w.id, 'branch', w.branch, 'job_id', job.id));
-  return jsonb_build_object('outcome', 'queued', 'task_id', w.task_id, 'action', 'discard',
-                            'job', jsonb_build_object('id', job.id::text, 'task_identifier', 'discard_workspace', 'key', job.key));
+  return dispatch.queue_workspace_decision(w, 'discard', '{}'::jsonb);
 end $$;
 
 comment on function dispatch.discard_task(uuid) is

@@ -2,7 +2,7 @@
 // SIGTERM is a clean stop; GET /api/health/daily shows the day's starts, restarts and crashes.
 import { describe, expect, it } from 'vitest';
 import { createTestDb, waitFor } from '../helpers/db.ts';
-import { cleanEnv, freePort, startEntry, type Started } from '../helpers/process.ts';
+import { cleanEnv, startServer, type Started } from '../helpers/process.ts';
 import { tempDir } from '../helpers/teardown.ts';
 
 interface StartRow {
@@ -12,11 +12,11 @@ interface StartRow {
 describe('server.started / server.stopped', () => {
   it('kill -9 then start counts one unclean stop, SIGTERM then start a clean one, and the day adds up', async () => {
     const db = await createTestDb();
-    const port = await freePort();
-    const env = cleanEnv({ DATABASE_URL: db.url, PORT: String(port), DISPATCH_DATA_DIR: tempDir('pd-crash-') });
-    const up = async (): Promise<Started> => {
-      const s = startEntry('bin/main.ts', env);
-      await waitFor(() => fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false), Boolean, { timeout: 60_000, what: () => `healthz (${s.output()})` });
+    const env = cleanEnv({ DATABASE_URL: db.url, DISPATCH_DATA_DIR: tempDir('pd-crash-') });
+    // `npm start` on a port the system picks; every start is the same instance (same data folder, mode and PORT setting).
+    const up = async (): Promise<Started & { url: string }> => {
+      const s = await startServer(env, []);
+      await waitFor(() => fetch(`${s.url}/healthz`).then((r) => r.ok, () => false), Boolean, { timeout: 60_000, what: () => `healthz (${s.output()})` });
       return s;
     };
     const starts = () => db.sql<StartRow[]>`select payload from dispatch.events where event_type = 'server.started' order by seq`;
@@ -38,7 +38,7 @@ describe('server.started / server.stopped', () => {
     const [stopped] = await db.sql<{ payload: { reason: string } }[]>`select payload from dispatch.events where event_type = 'server.stopped'`;
     expect(stopped!.payload.reason).toBe('SIGTERM');
 
-    const daily = (await (await fetch(`http://127.0.0.1:${port}/api/health/daily?days=1`)).json()) as { days: unknown[] };
+    const daily = (await (await fetch(`${third.url}/api/health/daily?days=1`)).json()) as { days: unknown[] };
     expect(daily.days).toEqual([{ day: new Date().toISOString().slice(0, 10), crashes: 1, client_crashes: 0, unclean_stops: 1, restarts: 2, starts: 3 }]);
     third.child.kill('SIGTERM');
     await third.exited;

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { renderUnit, repoRoot, type UnitKind } from '../../bin/install-service.ts';
 import { createTestDb, waitFor } from '../helpers/db.ts';
-import { cleanEnv, freePort } from '../helpers/process.ts';
+import { cleanEnv } from '../helpers/process.ts';
 import { tempDir } from '../helpers/teardown.ts';
 
 const hasSystemd = spawnSync('systemd-analyze', ['--version']).status === 0;
@@ -79,13 +79,15 @@ describe('KillMode=process', () => {
     const db = await createTestDb();
     const { text } = render('user');
     const [bin, ...args] = setting(text, 'ExecStart')[0]!.split(' ');
-    const port = await freePort();
-    const child = spawn(bin!, args, { cwd: setting(text, 'WorkingDirectory')[0], env: cleanEnv({ DATABASE_URL: db.url, PORT: String(port) }), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(bin!, args, { cwd: setting(text, 'WorkingDirectory')[0], env: cleanEnv({ DATABASE_URL: db.url, PORT: '0', LOG_LEVEL: 'info' }), stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
     child.stderr.on('data', (c: Buffer) => (out += c.toString()));
     const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
-    const health = () => fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false);
+    // On a port the system picks, read back from its log.
+    const listening = await waitFor(() => /listening on (http:\/\/\S+)/.exec(out), Boolean, { timeout: 60_000, what: () => `listening (${out})` });
+    const base = listening![1]!;
+    const health = () => fetch(`${base}/healthz`).then((r) => r.ok, () => false);
     await waitFor(health, Boolean, { timeout: 60_000, what: () => `healthz (${out})` });
     child.kill('SIGTERM');
     expect(await exited).toBe(0);

@@ -4,7 +4,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createTestDb, waitFor } from '../helpers/db.ts';
-import { cleanEnv, freePort, startEntry, type Started } from '../helpers/process.ts';
+import { cleanEnv, startEntry, startServer, type Started } from '../helpers/process.ts';
+import { connectSse } from '../helpers/sse.ts';
 import { tempDir } from '../helpers/teardown.ts';
 
 const running: Started[] = [];
@@ -12,9 +13,9 @@ afterAll(async () => {
   for (const s of running) if (s.child.exitCode === null && s.child.signalCode === null) s.child.kill('SIGKILL');
 });
 
-async function health(port: number): Promise<{ ok: boolean } | null> {
+async function health(base: string): Promise<{ ok: boolean } | null> {
   try {
-    const res = await fetch(`http://127.0.0.1:${port}/healthz`);
+    const res = await fetch(`${base}/healthz`);
     return (await res.json()) as { ok: boolean };
   } catch {
     return null;
@@ -45,16 +46,17 @@ function alive(pid: number): boolean {
 }
 
 describe('npm start with the embedded Postgres', () => {
-  it('serves /healthz, restarts after kill -9 with its data, and stops Postgres on SIGTERM', async () => {
+  it('serves /healthz, restarts after kill -9 with its data, and on SIGTERM stops in order: streams and server, runner, journal, Postgres last', async () => {
     const dataDir = tempDir('pd-start-');
     fs.chmodSync(dataDir, 0o755);
-    const port = await freePort();
-    const env = cleanEnv({ DISPATCH_DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'info' });
+    const env = cleanEnv({ DISPATCH_DATA_DIR: dataDir, LOG_LEVEL: 'info' });
 
-    const first = start(env);
-    await waitFor(() => health(port), (h) => h?.ok === true, { timeout: 60_000, what: `healthz (${first.output()})` });
+    // `npm start` (serve + work) on a port the system picks, read back from its log.
+    const first = await startServer(env, []);
+    running.push(first);
+    await waitFor(() => health(first.url), (h) => h?.ok === true, { timeout: 60_000, what: `healthz (${first.output()})` });
     expect(first.output()).toContain('initialising Postgres cluster'); // the first start made the cluster (so its absence below means something)
-    const created = await fetch(`http://127.0.0.1:${port}/api/projects`, {
+    const created = await fetch(`${first.url}/api/projects`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ name: 'survives a kill -9' }),
@@ -68,10 +70,11 @@ describe('npm start with the embedded Postgres', () => {
     await first.exited;
     expect(alive(orphan)).toBe(true); // the killed run left its Postgres behind
 
-    const second = start(env);
-    await waitFor(() => health(port), (h) => h?.ok === true, { timeout: 60_000, what: `healthz after kill -9 (${second.output()})` });
+    const second = await startServer(env, []);
+    running.push(second);
+    await waitFor(() => health(second.url), (h) => h?.ok === true, { timeout: 60_000, what: `healthz after kill -9 (${second.output()})` });
     expect(second.output()).not.toContain('initialising Postgres cluster'); // the cluster was reused…
-    const projects = (await (await fetch(`http://127.0.0.1:${port}/api/projects`)).json()) as { projects: { id: string; name: string }[] };
+    const projects = (await (await fetch(`${second.url}/api/projects`)).json()) as { projects: { id: string; name: string }[] };
     expect(projects.projects).toContainEqual(expect.objectContaining({ id: projectId, name: 'survives a kill -9' })); // …with its data
     expect(alive(orphan)).toBe(false);
     const pgPid = postmasterPid(dataDir)!;
@@ -81,10 +84,22 @@ describe('npm start with the embedded Postgres', () => {
     const refused = await third.exited;
     expect(refused.code).not.toBe(0);
     expect(third.output()).toContain(`is in use by process ${second.child.pid}`);
-    expect(await health(port)).toEqual(expect.objectContaining({ ok: true })); // and the owner is untouched
+    expect(await health(second.url)).toEqual(expect.objectContaining({ ok: true })); // and the owner is untouched
 
+    // SIGTERM stops it in order: streams end and the server closes, the runner stops, the journal gets
+    // its last word (server.stopped), and the database goes last.
+    const sse = await connectSse(`${second.url}/api/stream`, () => {});
+    let streamEndedWhileRunning: boolean | undefined;
+    void sse.done.then(() => (streamEndedWhileRunning = second.child.exitCode === null && second.child.signalCode === null));
     second.child.kill('SIGTERM');
     expect(await second.exited).toEqual({ code: 0, signal: null });
+    await sse.done;
+    expect(streamEndedWhileRunning).toBe(true);
+    const log = second.output();
+    const steps = ['shutting down (SIGTERM)', 'stopped serving: streams ended, server closed', / runner \S+ stopped/, 'journalled server.stopped (SIGTERM)', 'embedded Postgres stopped'];
+    const at = steps.map((step) => (typeof step === 'string' ? log.indexOf(step) : log.search(step)));
+    expect(at.every((i) => i >= 0), `every stop step logged:\n${log}`).toBe(true);
+    expect(at).toEqual([...at].sort((a, b) => a - b));
     expect(alive(pgPid)).toBe(false);
     expect(postmasterPid(dataDir)).toBeNull();
     fs.rmSync(dataDir, { recursive: true, force: true });
@@ -93,9 +108,9 @@ describe('npm start with the embedded Postgres', () => {
   it('uses DATABASE_URL when it is set and creates no data folder', async () => {
     const { url } = await createTestDb();
     const dataDir = path.join(tempDir('pd-url-'), 'unused');
-    const port = await freePort();
-    const s = start(cleanEnv({ DATABASE_URL: url, DISPATCH_DATA_DIR: dataDir, PORT: String(port) }));
-    await waitFor(() => health(port), (h) => h?.ok === true, { timeout: 30_000, what: `healthz (${s.output()})` });
+    const s = await startServer(cleanEnv({ DATABASE_URL: url, DISPATCH_DATA_DIR: dataDir }), []);
+    running.push(s);
+    await waitFor(() => health(s.url), (h) => h?.ok === true, { timeout: 30_000, what: `healthz (${s.output()})` });
     expect(fs.existsSync(dataDir)).toBe(false);
     s.child.kill('SIGTERM');
     expect((await s.exited).code).toBe(0);

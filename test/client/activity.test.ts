@@ -6,7 +6,6 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { listen, startTestApp, type TestApp } from '../helpers/app.ts';
 import { launch, open, shot } from '../helpers/browser.ts';
 import { waitFor } from '../helpers/db.ts';
-import { freePort } from '../helpers/process.ts';
 
 let t: TestApp;
 let url: string;
@@ -97,9 +96,9 @@ describe('notifications', () => {
 
 describe('a message the server never recorded', () => {
   it('is marked orphaned, and retry records it once', async () => {
-    const port = await freePort();
     const app2 = await startTestApp({}, t.db);
-    let server = await listen(app2, port);
+    let server = await listen(app2);
+    const port = Number(new URL(server.url).port); // the retry must find the server back on it
     const [p] = await t.db.sql<{ id: string }[]>`select dispatch.create_project('orphans') as id`;
     const { page } = await open(await browser.newContext(), `http://127.0.0.1:${port}/#/chat`);
     await page.locator('select#project').selectOption(p!.id);

@@ -5,10 +5,9 @@ import type { Browser, Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Scenario } from '../../fixtures/scripted-model/server.ts';
 import { listen, startTestApp } from '../helpers/app.ts';
-import { launch, open, shot } from '../helpers/browser.ts';
+import { launch, open, shot, showView } from '../helpers/browser.ts';
 import { waitFor } from '../helpers/db.ts';
 import { startLoop, type Loop } from '../helpers/loop.ts';
-import { freePort } from '../helpers/process.ts';
 
 const say = (text: string, chunks = 1, delay_ms = 0) => ({ text, chunks, delay_ms });
 const scenario: Scenario = {
@@ -38,14 +37,14 @@ let loop: Loop;
 let browser: Browser;
 let port: number;
 let url: string;
-let restartable: { close(): Promise<void> };
+let restartable: { url: string; close(): Promise<void> };
 
 beforeAll(async () => {
   loop = await startLoop({ scenarios: [scenario], serve: true, env: { STALL_SECONDS: '2' } });
   // The page talks to a server of its own that the restart test can kill and bring back.
-  port = await freePort();
-  restartable = await listen(await startTestApp({}, loop.db), port);
-  url = `http://127.0.0.1:${port}`;
+  restartable = await listen(await startTestApp({}, loop.db));
+  url = restartable.url;
+  port = Number(new URL(url).port); // a restarted server comes back on it
   browser = await launch();
 });
 
@@ -151,8 +150,8 @@ describe('two browsers on one store', () => {
     await shot(a.page, 'phone-chat');
 
     // Same tasks in both; one click on a star focuses the task in both.
-    await a.page.getByRole('tab', { name: 'Tasks' }).click();
-    await b.page.getByRole('tab', { name: 'Tasks' }).click();
+    await showView(a.page, 'Tasks');
+    await showView(b.page, 'Tasks');
     const [task] = await loop.db.sql<{ id: string }[]>`select id from dispatch.tasks where project_id = ${project}`;
     for (const { page } of [a, b]) await page.locator(`li[data-task="${task!.id}"]`).waitFor();
     await a.page.locator(`li[data-task="${task!.id}"] button.star`).click();
@@ -160,12 +159,12 @@ describe('two browsers on one store', () => {
       await page.locator(`li[data-task="${task!.id}"] button.star[aria-pressed="true"]`).waitFor({ timeout: 10_000 });
       expect(await text(page, '[data-testid=focused]')).toContain('Slowly count to three.');
     }
-    await a.page.getByRole('tab', { name: 'Working set' }).click();
+    await showView(a.page, 'Working set');
     await a.page.getByTestId('ws-stop').waitFor({ timeout: 20_000 });
     await shot(a.page, 'phone-working-set');
-    await b.page.getByRole('tab', { name: 'Activity' }).click();
+    await showView(b.page, 'Activity');
     await shot(b.page, 'desktop-activity');
-    await b.page.getByRole('tab', { name: 'Timeline' }).click();
+    await showView(b.page, 'Timeline');
     await shot(b.page, 'desktop-timeline');
     expect([...a.errors, ...b.errors]).toEqual([]);
   });

@@ -5,7 +5,6 @@ import type { Browser } from 'playwright-core';
 import fs from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { listen, startTestApp, type TestApp } from '../helpers/app.ts';
-import { freePort } from '../helpers/process.ts';
 import { launch, open, shot } from '../helpers/browser.ts';
 import { waitFor } from '../helpers/db.ts';
 import { repoRoot } from '../helpers/process.ts';
@@ -60,8 +59,8 @@ describe('client crash reports', () => {
   });
 
   it('an event stream that fails to reconnect 5 times in a row is reported once the server is back', async () => {
-    const port = await freePort();
-    let server = await listen(await startTestApp({}, t.db), port);
+    let server = await listen(await startTestApp({}, t.db));
+    const port = Number(new URL(server.url).port); // the page must find the server back on it
     const { page } = await open(await browser.newContext(), `http://127.0.0.1:${port}/#/tasks`);
     await page.locator('pd-task-list').waitFor();
     const before = (await crashes()).length;

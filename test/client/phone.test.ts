@@ -1,11 +1,12 @@
-// The phone layout at 390×844: every tab fits, an over-long chat draft is kept with its size,
-// Cancel asks twice, and axe-core finds no serious or critical accessibility violation on any
-// view, light or dark.
+// The phone layout at 390×844: the views are one bottom bar (four tabs and More, every view in
+// one or two taps, by keyboard too) and one row of tabs on a 1440 px screen, an over-long chat
+// draft is kept with its size, Cancel asks twice, and axe-core finds no serious or critical
+// accessibility violation on any view, light or dark.
 import { createRequire } from 'node:module';
 import type { Browser, Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { listen, startTestApp, type TestApp } from '../helpers/app.ts';
-import { launch, open, shot } from '../helpers/browser.ts';
+import { launch, open, shot, showView } from '../helpers/browser.ts';
 
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 let t: TestApp;
@@ -35,20 +36,78 @@ async function phone(theme: 'light' | 'dark' = 'light'): Promise<{ page: Page; c
   return { page, close: () => ctx.close() };
 }
 
+const VIEWS: [string, string][] = [['Tasks', 'tasks'], ['Chat', 'chat'], ['Activity', 'activity'], ['Working set', 'working-set'], ['Timeline', 'timeline'], ['Health', 'health']];
+
 describe('the phone layout', () => {
-  it('fits every tab in 390 px, keeps an over-long draft with its size, and asks before cancelling', async () => {
+  it('navigates from one row at the bottom of a 390 px phone: four views and More, every view one or two taps away, by keyboard too', async () => {
     const { page, close } = await phone();
-    for (const tab of await page.getByRole('tab').all()) {
-      const box = (await tab.boundingBox())!;
-      expect(box.x).toBeGreaterThanOrEqual(0);
-      expect(box.x + box.width).toBeLessThanOrEqual(390);
+    // One row, inside the screen's width, at the bottom of the screen.
+    const items = [...(await page.getByRole('tab').all()), page.getByRole('button', { name: 'More views' })];
+    expect(items).toHaveLength(5);
+    const boxes = await Promise.all(items.map(async (l) => (await l.boundingBox())!));
+    for (const b of boxes) {
+      expect(b.x).toBeGreaterThanOrEqual(0);
+      expect(b.x + b.width).toBeLessThanOrEqual(390);
+      expect(b.y).toBe(boxes[0]!.y);
+      expect(b.y + b.height).toBeGreaterThan(844 - 80);
+      expect(b.y + b.height).toBeLessThanOrEqual(844);
+      expect(b.height).toBeGreaterThanOrEqual(44);
     }
+    // Every view in one or two taps, and the URL says which.
+    for (const [name, hash] of VIEWS) {
+      let taps = 0;
+      const tab = page.getByRole('tab', { name, exact: true });
+      if (!(await tab.isVisible())) {
+        await page.getByRole('button', { name: 'More views' }).click();
+        taps++;
+      }
+      await tab.click();
+      taps++;
+      expect(taps).toBeLessThanOrEqual(2);
+      await page.waitForURL(`**/#/${hash}`);
+    }
+    // A view behind More marks More as the current place.
+    expect(await page.getByRole('button', { name: 'More views' }).getAttribute('aria-current')).toBe('page');
+    // By keyboard: More opens its sheet with the focus on its first view; Escape closes it and gives the focus back.
+    const more = page.getByRole('button', { name: 'More views' });
+    await more.focus();
+    await page.keyboard.press('Enter');
+    expect(await more.getAttribute('aria-expanded')).toBe('true');
+    expect(await page.evaluate(() => document.querySelector('pd-app')!.shadowRoot!.activeElement?.textContent)).toBe('Timeline');
+    await shot(page, 'phone-more');
+    await page.keyboard.press('Escape');
+    expect(await more.getAttribute('aria-expanded')).toBe('false');
+    expect(await page.evaluate(() => document.querySelector('pd-app')!.shadowRoot!.activeElement?.getAttribute('aria-label'))).toBe('More views');
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
+    await page.waitForURL('**/#/health');
+    expect(await more.getAttribute('aria-expanded')).toBe('false');
+    await close();
+  });
+
+  it('shows every view as one row of tabs under the header on a 1440 px screen', async () => {
+    const ctx = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+    await ctx.addInitScript((p) => localStorage.setItem('pd.project', p), project);
+    const { page } = await open(ctx, url);
+    await page.locator(`li[data-task="${task}"]`).waitFor();
+    const tabs = await page.getByRole('tab').all();
+    expect(tabs).toHaveLength(VIEWS.length);
+    const boxes = await Promise.all(tabs.map(async (l) => (await l.boundingBox())!));
+    for (const b of boxes) expect(b.y).toBe(boxes[0]!.y);
+    expect(boxes[0]!.y).toBeLessThan(300);
+    expect(await page.getByRole('button', { name: 'More views' }).count()).toBe(0);
+    await ctx.close();
+  });
+
+  it('keeps an over-long draft with its size, and asks before cancelling', async () => {
+    const { page, close } = await phone();
     // Timeline labels are readable on a phone (at least 11 px tall on screen).
-    await page.getByRole('tab', { name: 'Timeline' }).click();
+    await showView(page, 'Timeline');
     const label = page.locator('pd-timeline svg text').first();
     await label.waitFor();
     expect((await label.boundingBox())!.height).toBeGreaterThanOrEqual(11);
-    await page.getByRole('tab', { name: 'Chat' }).click();
+    await showView(page, 'Chat');
     const big = 'x'.repeat(300 * 1024 - 2); // 300 KB on the wire, with its JSON quotes
     await page.locator('textarea').fill(big);
     await page.getByRole('button', { name: 'send message' }).click();
@@ -57,7 +116,7 @@ describe('the phone layout', () => {
     const [sent] = await t.db.sql`select 1 from dispatch.events where project_id = ${project} and event_type = 'user_message'`;
     expect(sent).toBeUndefined();
 
-    await page.getByRole('tab', { name: 'Tasks' }).click();
+    await showView(page, 'Tasks');
     await page.locator(`li[data-task="${task}"] button.open`).click();
     const cancel = page.getByTestId('cancel');
     await cancel.click();
@@ -72,9 +131,11 @@ describe('the phone layout', () => {
       const { page, close } = await phone(theme);
       await page.addScriptTag({ path: AXE });
       const found: string[] = [];
-      const views = ['Tasks', 'Chat', 'Activity', 'Working set', 'Timeline'];
+      // Every view, and the bottom bar's More sheet open.
+      const views = [...VIEWS.map(([name]) => name), 'More'];
       for (const view of views) {
-        await page.getByRole('tab', { name: view }).click();
+        if (view === 'More') await page.getByRole('button', { name: 'More views' }).click();
+        else await showView(page, view);
         await page.waitForTimeout(300); // the view paints; axe reads what is there
         const violations = await page.evaluate(async () => {
           const axe = (window as unknown as { axe: { run(ctx: Document, o: object): Promise<{ violations: { id: string; impact: string; nodes: { target: unknown[] }[] }[] }> } }).axe;

@@ -8,7 +8,6 @@ import { CLIENT_DIR } from '../../functions/routes/client.ts';
 import { listen, startTestApp, type TestApp } from '../helpers/app.ts';
 import { ARGS, CHROMIUM, SHOWS_NOTIFICATIONS, shot } from '../helpers/browser.ts';
 import { waitFor } from '../helpers/db.ts';
-import { freePort } from '../helpers/process.ts';
 import { tempDir } from '../helpers/teardown.ts';
 
 let t: TestApp;
@@ -18,9 +17,9 @@ beforeAll(async () => {
 
 describe('the PWA', () => {
   it('is installable, works offline with an offline page, and recovers when the server returns', async () => {
-    const port = await freePort();
-    let server = await listen(t, port);
-    const url = `http://127.0.0.1:${port}/`;
+    let server = await listen(t);
+    const port = Number(new URL(server.url).port); // the server comes back on it
+    const url = `${server.url}/`;
     // A persistent context: a fresh one always reports "in-incognito" as an installability error.
     const profile = tempDir('pd-chromium-');
     const ctx = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, args: ARGS, headless: true });

@@ -3,11 +3,11 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startScriptedModel, type Scenario } from '../../fixtures/scripted-model/server.ts';
 import { createTestDb, waitFor } from '../helpers/db.ts';
 import { processesWith } from '../helpers/loop.ts';
-import { cleanEnv, freePort, startEntry, type Started } from '../helpers/process.ts';
+import { cleanEnv, startServer } from '../helpers/process.ts';
 import { defer, tempDir } from '../helpers/teardown.ts';
 import { randomUUID } from 'node:crypto';
 
@@ -37,10 +37,6 @@ function claudeProcesses(marker: string): number[] {
   });
 }
 
-const started: Started[] = [];
-afterAll(() => {
-  for (const s of started) if (s.child.exitCode === null && s.child.signalCode === null) s.child.kill('SIGKILL');
-});
 
 describe('a gated task and a dispatch killed with SIGKILL', () => {
   it('stays gated across the kill and a restart; decided from psql, it resumes and ends success', async () => {
@@ -51,25 +47,18 @@ describe('a gated task and a dispatch killed with SIGKILL', () => {
     const marker = randomUUID();
     const configDir = path.join(dataDir, 'claude-config');
     fs.mkdirSync(configDir);
-    const port = await freePort();
     const env = cleanEnv({
       DATABASE_URL: db.url,
       DISPATCH_DATA_DIR: dataDir,
-      PORT: String(port),
       ANTHROPIC_BASE_URL: model.url,
       ANTHROPIC_API_KEY: 'sk-ant-scripted-not-a-secret',
       CLAUDE_CONFIG_DIR: configDir,
       CLAUDE_CODE_MAX_RETRIES: '1',
       PD_TEST_MARKER: marker,
-      LOG_LEVEL: 'warn',
     });
-    const start = () => {
-      const s = startEntry('bin/main.ts', env, []);
-      started.push(s);
-      return s;
-    };
-
-    const first = start();
+    // serve + work (as `npm start`) on a port the system picks; the restart comes back on it.
+    const first = await startServer(env, []);
+    const port = Number(new URL(first.url).port);
     const [p] = await db.sql<{ id: string }[]>`select dispatch.create_project('gated restart', '{"allowed_tools":["Bash"]}') as id`;
     const [t] = await db.sql<{ id: string }[]>`select dispatch.submit_task(${p!.id}, 'Write the env file with a placeholder key.') as id`;
     const taskId = t!.id;
@@ -84,8 +73,7 @@ describe('a gated task and a dispatch killed with SIGKILL', () => {
     const cwd = path.join(dataDir, 'work', p!.id);
     expect(fs.existsSync(path.join(cwd, '.env'))).toBe(false);
 
-    const second = start();
-    await waitFor(() => fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false), Boolean, { timeout: 60_000, what: () => `the restart (${second.output()})` });
+    const second = await startServer(env, [], { port });
     expect((await status()).status).toBe('gated');
 
     // Decided from psql, the way an operator at a terminal would.

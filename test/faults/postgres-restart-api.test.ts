@@ -16,7 +16,7 @@ import { buildApp } from '../../functions/app.ts';
 import { JournalHub } from '../../functions/stream/hub.ts';
 import { quiet } from '../helpers/app.ts';
 import { waitFor } from '../helpers/db.ts';
-import { freePort, repoRoot } from '../helpers/process.ts';
+import { repoRoot } from '../helpers/process.ts';
 
 const cleanup: (() => Promise<void>)[] = [];
 afterAll(async () => {
@@ -49,8 +49,8 @@ function pgCtlSync(args: string[]): void {
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pd-pgrestart-api-'));
   fs.chmodSync(dir, 0o755);
-  port = await freePort();
-  pg = await startEmbeddedPostgres({ dataDir: path.join(dir, 'db'), fast: true, port });
+  pg = await startEmbeddedPostgres({ dataDir: path.join(dir, 'db'), fast: true });
+  port = pg.port; // the restart comes back on it, where the pool reconnects
   cleanup.push(async () => {
     if (restartedByPgCtl) pgCtlSync(['stop', '-m', 'fast', '-w']);
     else await pg.stop();

@@ -13,7 +13,7 @@ import { JournalHub } from '../../functions/stream/hub.ts';
 import { startRunner } from '../../jobs/runner.ts';
 import { quiet } from '../helpers/app.ts';
 import { waitFor } from '../helpers/db.ts';
-import { freePort, repoRoot } from '../helpers/process.ts';
+import { repoRoot } from '../helpers/process.ts';
 import { connectSse } from '../helpers/sse.ts';
 import { serve } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
@@ -39,8 +39,8 @@ describe('Postgres restarted mid-run', () => {
   it('loses no line and no stream event', async () => {
     const dir = tempDir('pd-pgrestart-');
     fs.chmodSync(dir, 0o755);
-    const port = await freePort();
-    let pg: EmbeddedPostgres = await startEmbeddedPostgres({ dataDir: path.join(dir, 'db'), fast: true, port });
+    let pg: EmbeddedPostgres = await startEmbeddedPostgres({ dataDir: path.join(dir, 'db'), fast: true });
+    const port = pg.port; // the restart comes back on it, where the pool reconnects
     cleanup.push(async () => {
       await pg.stop();
       fs.rmSync(dir, { recursive: true, force: true });

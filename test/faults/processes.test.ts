@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createTestDb, waitFor, type TestDb } from '../helpers/db.ts';
 import { processesWith } from '../helpers/loop.ts';
-import { cleanEnv, freePort, repoRoot, startEntry, type Started } from '../helpers/process.ts';
+import { cleanEnv, repoRoot, startEntry, startServer, type Started } from '../helpers/process.ts';
 import { connectSse } from '../helpers/sse.ts';
 import { tempDir } from '../helpers/teardown.ts';
 
@@ -65,7 +65,7 @@ describe('kill -9 of npm start while three workers run', () => {
     const db = await createTestDb();
     const dataDir = tempDir('pd-kill9-');
     const marker = `kill9-${Date.now()}`;
-    const e = env(db, dataDir, marker, { PORT: String(await freePort()) });
+    const e = env(db, dataDir, marker, { PORT: '0' }); // no worker here calls the server back
     const first = start([], e);
     await waitFor(() => db.sql`select 1 from dispatch.runners`, (r) => r.length > 0, { timeout: 30_000, what: () => `the runner (${first.output()})` });
     const [p] = await db.sql<{ id: string }[]>`select dispatch.create_project('kill -9') as id`;
@@ -103,17 +103,11 @@ describe('two serve and two work processes on one database', () => {
     const db = await createTestDb();
     const dataDir = tempDir('pd-scale-');
     const marker = `scale-${Date.now()}`;
-    const ports = [await freePort(), await freePort()];
-    for (const port of ports) start(['serve'], env(db, dataDir, marker, { PORT: String(port) }));
+    const servers = await Promise.all([0, 1].map(() => startServer(env(db, dataDir, marker, { LOG_LEVEL: 'info' }))));
+    started.push(...servers);
+    const ports = servers.map((s) => new URL(s.url).port);
     for (let i = 0; i < 2; i++) start(['work'], env(db, dataDir, marker, { FIREHOSE_LINES: '1000', FIREHOSE_RATE: '500' }));
     await waitFor(() => db.sql`select 1 from dispatch.runners where stopped_at is null`, (r) => r.length === 2, { timeout: 30_000, what: 'two runners' });
-    for (const port of ports) {
-      await waitFor(
-        () => fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.status).catch(() => 0),
-        (s) => s === 200,
-        { timeout: 30_000, what: `server on ${port}` },
-      );
-    }
     const [{ start: from } = { start: 0 }] = await db.sql<{ start: number }[]>`select coalesce(max(seq), 0) as start from dispatch.events`;
     const seen: number[][] = [[], []];
     const conns = await Promise.all(ports.map((port, k) => connectSse(`http://127.0.0.1:${port}/api/stream`, (e) => seen[k]!.push(Number(e.id)), { lastEventId: from })));
@@ -146,11 +140,10 @@ describe('a server killed mid-stream', () => {
   it('its clients resume with Last-Event-ID on the restarted server, with no gap and no duplicate', async () => {
     const db = await createTestDb();
     const dataDir = tempDir('pd-serve-kill-');
-    const port = await freePort();
-    const e = env(db, dataDir, `serve-kill-${Date.now()}`, { PORT: String(port) });
-    let server = start(['serve'], e);
-    const up = () => waitFor(() => fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.status).catch(() => 0), (s) => s === 200, { timeout: 30_000, what: 'the server' });
-    await up();
+    const e = env(db, dataDir, `serve-kill-${Date.now()}`, { LOG_LEVEL: 'info' });
+    // On a port the system picks; the restart must come back on the same one (the client retries it).
+    let server = await startServer(e);
+    const port = Number(new URL(server.url).port);
     const [{ from } = { from: 0 }] = await db.sql<{ from: number }[]>`select coalesce(max(seq), 0) as from from dispatch.events`;
 
     const seen: number[] = [];
@@ -175,8 +168,7 @@ describe('a server killed mid-stream', () => {
     await waitFor(() => seen.length, (n) => n > 50, { what: 'the first events' });
     server.child.kill('SIGKILL');
     await server.exited;
-    server = start(['serve'], e);
-    await up();
+    server = await startServer(e, ['serve'], { port });
     await writer;
     const all = (await db.sql<{ seq: number }[]>`select seq from dispatch.events where seq > ${from} order by seq`).map((r) => r.seq);
     await waitFor(() => seen.length, (n) => n >= all.length, { timeout: 30_000, what: 'the client to catch up' });

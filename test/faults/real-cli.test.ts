@@ -16,7 +16,7 @@ import { startRunner } from '../../jobs/runner.ts';
 import { listen, startTestApp } from '../helpers/app.ts';
 import { createTestDb, waitFor } from '../helpers/db.ts';
 import { processesWith } from '../helpers/loop.ts';
-import { cleanEnv, freePort, startServer } from '../helpers/process.ts';
+import { cleanEnv, startServer } from '../helpers/process.ts';
 import { defer, tempDir } from '../helpers/teardown.ts';
 
 const handoff = { goal: 'Count to three', current_state: 'Counted to three', next_step: 'Nothing', ruled_out: [] };
@@ -81,10 +81,10 @@ describe('kill -9 of dispatch with a real claude worker', () => {
     const dataDir = tempDir('pd-real-kill9-');
     const marker = randomUUID();
     const env = cleanEnv({ DATABASE_URL: db.url, DISPATCH_DATA_DIR: dataDir, ...claudeEnv(model.url, dataDir, marker) });
-    // A fixed port: the worker's gate hook calls dispatch back at it, before and after the restart.
-    const port = await freePort();
-
-    const first = await startServer(env, [], { port }); // serve + work, as `npm start`
+    // serve + work, as `npm start`, on a port the system picks (PORT=0): the worker's gate hook must
+    // still call dispatch back at it. The restart comes back on that same port.
+    const first = await startServer(env, []);
+    const port = Number(new URL(first.url).port);
     const [p] = await db.sql<{ id: string }[]>`select dispatch.create_project('real kill', '{"allowed_tools":["Bash"]}') as id`;
     const [t] = await db.sql<{ id: string }[]>`select dispatch.submit_task(${p!.id}, 'KILL-COUNT: count to three.') as id`;
     const taskId = t!.id;

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { startScriptedModel, type Scenario } from '../../fixtures/scripted-model/server.ts';
 import { createTestDb, waitFor } from '../helpers/db.ts';
 import { processesWith } from '../helpers/loop.ts';
-import { cleanEnv, freePort, startEntry } from '../helpers/process.ts';
+import { cleanEnv, startEntry, startServer } from '../helpers/process.ts';
 import { makeRepo } from '../helpers/repo.ts';
 import { defer, tempDir } from '../helpers/teardown.ts';
 
@@ -40,10 +40,7 @@ describe('dispatch killed with SIGKILL while a worker writes in its worktree', (
     const marker = randomUUID();
     const configDir = path.join(dataDir, 'claude-config');
     fs.mkdirSync(configDir);
-    const port = await freePort();
-    const env = cleanEnv({
-      PORT: String(port),
-      PUBLIC_URL: `http://127.0.0.1:${port}`,
+    const base = cleanEnv({
       DATABASE_URL: db.url,
       DISPATCH_DATA_DIR: dataDir,
       ANTHROPIC_BASE_URL: model.url,
@@ -51,10 +48,11 @@ describe('dispatch killed with SIGKILL while a worker writes in its worktree', (
       CLAUDE_CONFIG_DIR: configDir,
       CLAUDE_CODE_MAX_RETRIES: '1',
       PD_TEST_MARKER: marker,
-      LOG_LEVEL: 'warn',
+      LOG_LEVEL: 'info',
     });
-    const server = startEntry('bin/main.ts', env, ['serve']);
-    await waitFor(() => fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false), Boolean, { what: () => `the server (${server.output()})` });
+    // The workers' gate hook asks a server that outlives the runners, on a port the system picks.
+    const server = await startServer(base);
+    const env = { ...base, PUBLIC_URL: server.url };
     const first = startEntry('bin/main.ts', env, ['work']);
     const config = JSON.stringify({ repo: repo.dir, allowed_tools: ['Bash'] });
     const [p] = await db.sql<{ id: string }[]>`select dispatch.create_project('ws-kill', ${config}::text::jsonb) as id`;

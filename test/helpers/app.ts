@@ -42,9 +42,24 @@ export async function startTestApp(env: Record<string, string> = {}, db?: TestDb
 }
 
 /** Serves the app on a real loopback socket (for SSE and auth by address). */
+/**
+ * Serves the app on 127.0.0.1. With a fixed `port` (a server that must come back where a browser
+ * was connected), a bind that finds the port still taken is tried again for up to 30 s.
+ */
 export async function listen(t: TestApp, port = 0): Promise<{ url: string; close(): Promise<void> }> {
-  const server = serve({ fetch: t.app.fetch, port, hostname: '127.0.0.1' });
-  await new Promise<void>((r) => server.once('listening', () => r()));
+  const deadline = Date.now() + 30_000;
+  let server: ReturnType<typeof serve>;
+  for (;;) {
+    server = serve({ fetch: t.app.fetch, port, hostname: '127.0.0.1' });
+    const s = server;
+    const err = await new Promise<NodeJS.ErrnoException | null>((r) => {
+      s.once('listening', () => r(null));
+      s.once('error', (e: NodeJS.ErrnoException) => r(e));
+    });
+    if (!err) break;
+    if (err.code !== 'EADDRINUSE' || !port || Date.now() > deadline) throw err;
+    await new Promise((r) => setTimeout(r, 250));
+  }
   const bound = (server.address() as AddressInfo).port;
   let closed = false;
   const close = async () => {

@@ -64,3 +64,13 @@ export async function shot(page: Page, name: string): Promise<void> {
   fs.mkdirSync(SHOTS, { recursive: true });
   await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: false });
 }
+
+/**
+ * Shows a view by its tab, as a person would: on a phone the views past the bottom bar's first
+ * four are behind "More" (two taps), elsewhere every tab is on screen (one tap).
+ */
+export async function showView(page: Page, name: string): Promise<void> {
+  const tab = page.getByRole('tab', { name, exact: true });
+  if (!(await tab.isVisible())) await page.getByRole('button', { name: 'More views' }).click();
+  await tab.click();
+}

@@ -44,6 +44,12 @@ export interface Loop {
   project(name: string, config?: Record<string, unknown>): Promise<string>;
   submit(projectId: string, brief: string, approach?: string): Promise<string>;
   waitTask(taskId: string, status: string | string[], timeout?: number): Promise<TaskState>;
+  /**
+   * Stops the runner the way a restart does (its live processes are left running, their jobs fail
+   * as detached) and starts another with the same config, which re-adopts them; `runner` is then
+   * the new one.
+   */
+  restart(): Promise<StartedRunner>;
   stop(): Promise<void>;
 }
 
@@ -96,7 +102,8 @@ export async function startLoop(opts: LoopOptions): Promise<Loop> {
     childEnv.REAL_CLAUDE_BIN = claudeBin();
     childEnv.CLAUDE_BIN = path.resolve('test/fakes', opts.wrapper);
   }
-  const runner = await startRunner({ url: db.url, sql: db.sql, config, log: opts.log ? createLogger('debug', 'test') : silent, childEnv });
+  const runnerOptions = { url: db.url, sql: db.sql, config, log: opts.log ? createLogger('debug', 'test') : silent, childEnv };
+  let runner = await startRunner(runnerOptions);
 
   let stopped = false;
   const stop = async () => {
@@ -118,7 +125,9 @@ export async function startLoop(opts: LoopOptions): Promise<Loop> {
   return {
     db,
     model,
-    runner,
+    get runner() {
+      return runner;
+    },
     dataDir,
     marker,
     url,
@@ -139,6 +148,11 @@ export async function startLoop(opts: LoopOptions): Promise<Loop> {
         (t) => want.includes(t.status),
         { timeout, what: `task ${taskId} to reach ${want.join('|')}` },
       );
+    },
+    async restart() {
+      await runner.stop();
+      runner = await startRunner(runnerOptions);
+      return runner;
     },
     stop,
   };

@@ -43,7 +43,7 @@ export function startEntry(entry: string, env: NodeJS.ProcessEnv, args: string[]
 /** The environment without the variables a test wants to control itself. */
 export function cleanEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
   const env = { ...process.env };
-  for (const k of ['DATABASE_URL', 'PORT', 'HOST', 'DISPATCH_DATA_DIR', 'CLAUDE_BIN', 'STALL_SECONDS', 'OPEN_MODE', 'DISPATCH_TOKEN']) delete env[k];
+  for (const k of ['DATABASE_URL', 'PORT', 'HOST', 'DISPATCH_DATA_DIR', 'CLAUDE_BIN', 'STALL_SECONDS', 'OPEN_MODE', 'DISPATCH_TOKEN', 'LOG_LEVEL', 'PUBLIC_URL']) delete env[k];
   for (const [k, v] of Object.entries(extra)) if (v !== undefined) env[k] = v;
   return env;
 }
@@ -51,19 +51,29 @@ export function cleanEnv(extra: Record<string, string | undefined> = {}): NodeJS
 /**
  * `dispatch serve` (or another mode) as its own process on a port the OS picks (PORT=0): resolves
  * with its URL read back from its "listening on" line — no port chosen beforehand, so no race.
+ * Given a fixed `port` (a process that must come back where it was, e.g. after kill -9), a start
+ * that finds the port taken (EADDRINUSE: the old socket not yet released, or another process that
+ * grabbed it meanwhile) is tried again until the timeout; a server that started on the port is
+ * never confused with one that did not.
  */
 export async function startServer(
   env: NodeJS.ProcessEnv,
   mode: string[] = ['serve'],
   { timeout = 60_000, port = 0 }: { timeout?: number; /** a fixed port, when the process must come back on it */ port?: number } = {},
 ): Promise<Started & { url: string }> {
-  const s = startEntry('bin/main.ts', { LOG_LEVEL: 'info', ...env, PORT: String(port) }, mode);
   const deadline = Date.now() + timeout;
   for (;;) {
-    const m = /listening on (http:\/\/\S+)/.exec(s.output());
-    if (m) return { ...s, url: m[1]! };
-    if (s.child.exitCode !== null || s.child.signalCode !== null) throw new Error(`bin/main.ts ${mode.join(' ')} exited before listening:\n${s.output()}`);
-    if (Date.now() > deadline) throw new Error(`bin/main.ts ${mode.join(' ')} did not listen within ${timeout} ms:\n${s.output()}`);
-    await new Promise((r) => setTimeout(r, 50));
+    const s = startEntry('bin/main.ts', { LOG_LEVEL: 'info', ...env, PORT: String(port) }, mode);
+    for (;;) {
+      const m = /listening on (http:\/\/\S+)/.exec(s.output());
+      if (m) return { ...s, url: m[1]! };
+      if (s.child.exitCode !== null || s.child.signalCode !== null) break;
+      if (Date.now() > deadline) throw new Error(`bin/main.ts ${mode.join(' ')} did not listen within ${timeout} ms:\n${s.output()}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    if (!(port && /EADDRINUSE/.test(s.output()) && Date.now() < deadline)) {
+      throw new Error(`bin/main.ts ${mode.join(' ')} exited before listening:\n${s.output()}`);
+    }
+    await new Promise((r) => setTimeout(r, 250));
   }
 }

@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { startScriptedModel, type Scenario } from '../../fixtures/scripted-model/server.ts';
 import { createTestDb, waitFor } from '../helpers/db.ts';
 import { processesWith } from '../helpers/loop.ts';
-import { cleanEnv, freePort, startEntry, type Started } from '../helpers/process.ts';
+import { cleanEnv, startEntry, startServer, type Started } from '../helpers/process.ts';
 import { tempDir } from '../helpers/teardown.ts';
 
 const scenario: Scenario = {
@@ -40,11 +40,7 @@ describe('a runner killed mid-run', () => {
     const marker = randomUUID();
     const configDir = path.join(dataDir, 'claude-config');
     fs.mkdirSync(configDir);
-    const port = await freePort();
-    const env = cleanEnv({
-      // The workers' gate hook asks a server that outlives the runners (a runner alone fails closed).
-      PORT: String(port),
-      PUBLIC_URL: `http://127.0.0.1:${port}`,
+    const base = cleanEnv({
       DATABASE_URL: db.url,
       DISPATCH_DATA_DIR: dataDir,
       ANTHROPIC_BASE_URL: model.url,
@@ -52,17 +48,18 @@ describe('a runner killed mid-run', () => {
       CLAUDE_CONFIG_DIR: configDir,
       CLAUDE_CODE_MAX_RETRIES: '1',
       PD_TEST_MARKER: marker,
-      LOG_LEVEL: 'warn',
+      LOG_LEVEL: 'info',
     });
+    // The workers' gate hook asks a server that outlives the runners (a runner alone fails closed):
+    // served on a port the system picks, which the runners are told as PUBLIC_URL.
+    const server = await startServer(base);
+    const env = { ...base, PUBLIC_URL: server.url };
     const work = () => {
       const s = startEntry('bin/main.ts', env, ['work']);
       started.push(s);
       return s;
     };
 
-    const server = startEntry('bin/main.ts', env, ['serve']);
-    started.push(server);
-    await waitFor(() => fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false), Boolean, { what: () => `the server (${server.output()})` });
     const first = work();
     const [p] = await db.sql<{ id: string }[]>`select dispatch.create_project('adoption', '{"allowed_tools":["Bash"]}') as id`;
     const [t] = await db.sql<{ id: string }[]>`select dispatch.submit_task(${p!.id}, 'Count slowly to two.') as id`;

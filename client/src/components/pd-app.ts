@@ -1,6 +1,8 @@
 // The application shell: the glance header on every view, the views (Tasks, Chat, Activity,
-// Working set, Timeline) behind tabs and the URL hash (so the back button works), the project
-// picker, the connection banner, theme and notification settings, and the error notifier.
+// Working set, Timeline, Health) behind tabs and the URL hash (so the back button works), the
+// project picker, the connection banner, theme and notification settings, and the error notifier.
+// On a wide screen the tabs are one row under the header; on a phone they are a bottom bar with
+// the first four views and "More" for the rest, so every view is one or two taps away.
 import { LitElement, css, html, nothing } from 'lit';
 import { customElement, query, state } from 'lit/decorators.js';
 import { ApiError, setToken } from '../api.ts';
@@ -32,6 +34,10 @@ const VIEWS: [View, string][] = [
   ['timeline', 'Timeline'],
   ['health', 'Health'],
 ];
+/** How many views the phone's bottom bar shows before "More". */
+const IN_BAR = 4;
+/** Below this width the tabs become a bottom bar. */
+const NARROW = '(max-width: 640px)';
 const THEMES = ['auto', 'light', 'dark'] as const;
 
 @customElement('pd-app')
@@ -45,6 +51,15 @@ export class PdApp extends LitElement {
   /** An open form: a project's settings, a new project, a new task. */
   @state() private _panel: '' | 'project' | 'new-project' | 'task' = '';
   @query('pd-toast') private _toast!: PdToast;
+  /** A phone-sized screen: the views are a bottom bar. */
+  @state() private _narrow = matchMedia(NARROW).matches;
+  /** The bottom bar's "More" sheet is open. */
+  @state() private _more = false;
+  private _media = matchMedia(NARROW);
+  private onMedia = () => {
+    this._narrow = this._media.matches;
+    this._more = false;
+  };
 
   constructor() {
     super();
@@ -59,16 +74,26 @@ export class PdApp extends LitElement {
     select, .bar button { min-height: 40px; border-radius: 8px; border: 1px solid var(--pd-line); background: var(--pd-bg); color: var(--pd-fg); font: inherit; padding: 0 0.5rem; }
     select { flex: 1; min-width: 0; max-width: 22rem; }
     .spacer { flex: 0 0 auto; }
-    nav { display: flex; flex-wrap: wrap; gap: 0.25rem; padding: 0.3rem 0.5rem; background: var(--pd-bg); border-bottom: 1px solid var(--pd-line); }
+    nav.top { display: flex; gap: 0.25rem; padding: 0.3rem 0.5rem; background: var(--pd-bg); border-bottom: 1px solid var(--pd-line); }
+    nav.top [role='tablist'] { display: flex; flex-wrap: wrap; gap: 0.25rem; }
     nav button { min-height: 44px; padding: 0 0.75rem; border: none; border-radius: 999px; background: none; color: var(--pd-muted); font: inherit; font-weight: 600; cursor: pointer; white-space: nowrap; }
-    nav button[aria-selected='true'] { background: var(--pd-accent); color: var(--pd-on-color, #fff); }
+    nav button[aria-selected='true'], nav button.current { background: var(--pd-accent); color: var(--pd-on-color, #fff); }
+    /* The phone's bottom bar: one row of equal cells, "More" last, above the home indicator. */
+    nav.bottom { position: fixed; left: 0; right: 0; bottom: 0; z-index: 6; background: var(--pd-card); border-top: 1px solid var(--pd-line);
+      padding: 0.3rem 0.25rem calc(0.3rem + env(safe-area-inset-bottom)); display: flex; gap: 0.2rem; }
+    nav.bottom [role='tablist'] { display: flex; flex: 4; gap: 0.2rem; min-width: 0; }
+    nav.bottom button { flex: 1; min-width: 0; padding: 0 0.2rem; border-radius: 12px; font-size: 0.8rem; line-height: 1.1; white-space: normal; overflow-wrap: anywhere; }
+    nav.bottom > button { flex: 1; }
+    nav.bottom .sheet { position: absolute; right: 0.5rem; bottom: calc(100% + 0.4rem); display: grid; gap: 0.25rem; min-width: 12rem; padding: 0.4rem;
+      background: var(--pd-card); border: 1px solid var(--pd-line); border-radius: 14px; box-shadow: 0 4px 18px rgb(0 0 0 / 0.25); }
+    nav.bottom .sheet button { text-align: left; padding: 0 0.9rem; font-size: 1rem; min-height: 48px; }
     button:focus-visible, select:focus-visible { outline: 2px solid var(--pd-accent); outline-offset: 2px; }
     .banner { padding: 0.45rem 0.75rem; font-size: 0.9rem; font-weight: 600; background: var(--pd-stalled); color: var(--pd-on-color, #fff); }
     .banner.offline { background: var(--pd-failed); }
     .tools { display: flex; gap: 0.5rem; justify-content: flex-end; margin-bottom: 0.6rem; }
     .tools button { min-height: 44px; padding: 0 0.9rem; border-radius: 10px; border: 1px solid var(--pd-line); background: var(--pd-card); color: var(--pd-fg); font: inherit; font-weight: 700; cursor: pointer; }
     pd-project-form, pd-new-task { margin-bottom: 0.75rem; }
-    main { padding: 0.75rem; flex: 1; max-width: 60rem; width: 100%; box-sizing: border-box; margin: 0 auto; }
+    main { padding: 0.75rem; padding-bottom: calc(0.75rem + var(--pd-bottom-bar, 0px)); flex: 1; max-width: 60rem; width: 100%; box-sizing: border-box; margin: 0 auto; }
     form.settings { background: var(--pd-card); border-bottom: 1px solid var(--pd-line); padding: 0.6rem 0.75rem; display: grid; gap: 0.5rem; }
     form.settings fieldset { border: none; margin: 0; padding: 0; display: grid; gap: 0.35rem; }
     form.settings label { display: flex; gap: 0.5rem; align-items: center; min-height: 32px; }
@@ -81,6 +106,7 @@ export class PdApp extends LitElement {
     super.connectedCallback();
     this.applyTheme();
     window.addEventListener('hashchange', this.route);
+    this._media.addEventListener('change', this.onMedia);
     this.route();
     this.addEventListener('open-task', ((e: CustomEvent<string>) => this.go(`task/${e.detail}`)) as EventListener);
     this.addEventListener('close-task', () => history.length > 1 ? history.back() : this.go('tasks'));
@@ -111,6 +137,7 @@ export class PdApp extends LitElement {
   override disconnectedCallback(): void {
     super.disconnectedCallback();
     window.removeEventListener('hashchange', this.route);
+    this._media.removeEventListener('change', this.onMedia);
     store.removeEventListener('task-status', this.notify as EventListener);
     store.stop();
   }
@@ -183,15 +210,59 @@ export class PdApp extends LitElement {
               ${c === 'offline' ? 'Offline — the server cannot be reached. Retrying…' : 'Reconnecting… the view will catch up.'}
             </div>`}
         <pd-glance .project=${scope}></pd-glance>
-        <nav role="tablist" aria-label="views">
-          ${VIEWS.map(([v, label]) => html`<button role="tab" aria-selected=${this._view === v && !this._task ? 'true' : 'false'} @click=${() => this.go(v)}>${label}</button>`)}
-        </nav>
+        ${this._narrow ? nothing : html`<nav class="top" aria-label="views"><div role="tablist" aria-label="views">${VIEWS.map(([v, label]) => this.tab(v, label))}</div></nav>`}
       </header>
       ${this._settings ? this.settings() : nothing}
       <main>${this.panel(project, scope)}${this._task ? nothing : html`<pd-needs-you .project=${scope}></pd-needs-you>`}<pd-gates></pd-gates>${this.view(project, scope)}</main>
+      ${this._narrow ? this.bottomBar() : nothing}
       <pd-toast></pd-toast>
     `;
   }
+
+  override updated(): void {
+    // What the bottom bar covers, for the views that keep something at the bottom (the chat's composer, toasts).
+    const bar = this.renderRoot.querySelector<HTMLElement>('nav.bottom');
+    const h = bar ? `${bar.offsetHeight}px` : '';
+    if (this.style.getPropertyValue('--pd-bottom-bar') !== h) {
+      if (h) this.style.setProperty('--pd-bottom-bar', h);
+      else this.style.removeProperty('--pd-bottom-bar');
+    }
+  }
+
+  private tab(v: View, label: string) {
+    return html`<button role="tab" data-view=${v} aria-selected=${this._view === v && !this._task ? 'true' : 'false'} @click=${() => this.pick(v)}>${label}</button>`;
+  }
+
+  private pick(v: View): void {
+    this._more = false;
+    this.go(v);
+  }
+
+  /** The phone's views: the first few as tabs, the rest behind "More" (a sheet above the bar). */
+  private bottomBar() {
+    const extra = VIEWS.slice(IN_BAR);
+    const current = !this._task && extra.some(([v]) => v === this._view);
+    return html`<nav class="bottom" aria-label="views" @keydown=${this.sheetKeys}>
+      <div role="tablist" aria-label="views">${VIEWS.slice(0, IN_BAR).map(([v, label]) => this.tab(v, label))}</div>
+      <button class=${current ? 'current' : ''} aria-label="More views" aria-expanded=${this._more ? 'true' : 'false'} aria-controls="more-views"
+        aria-current=${current ? 'page' : 'false'} data-testid="more-views" @click=${this.toggleMore}>More</button>
+      ${this._more ? html`<div class="sheet" id="more-views" role="tablist" aria-label="more views" aria-orientation="vertical">${extra.map(([v, label]) => this.tab(v, label))}</div>` : nothing}
+    </nav>`;
+  }
+
+  private toggleMore = async () => {
+    this._more = !this._more;
+    if (!this._more) return;
+    await this.updateComplete;
+    this.renderRoot.querySelector<HTMLElement>('#more-views button')?.focus();
+  };
+
+  /** Escape closes the sheet and gives the focus back to "More". */
+  private sheetKeys = (e: KeyboardEvent) => {
+    if (e.key !== 'Escape' || !this._more) return;
+    this._more = false;
+    this.renderRoot.querySelector<HTMLElement>('[data-testid=more-views]')?.focus();
+  };
 
   private view(project: string, scope: string) {
     if (!store.loaded) return html`<p>Connecting…</p>`;

@@ -73,6 +73,7 @@ export class PdChat extends LitElement {
   static override styles = css`
     :host { display: flex; flex-direction: column; gap: 0.5rem; }
     pd-feed > lit-virtualizer { background: var(--pd-bg); }
+    pd-feed[hidden] { display: none; }
     /* Each row spans the list; the bubble inside sits left, right or centred. */
     li { list-style: none; width: 100%; box-sizing: border-box; padding: 0.25rem 0.6rem; display: flex; }
     .bubble { max-width: 85%; padding: 0.5rem 0.7rem; border-radius: 12px; white-space: pre-wrap; overflow-wrap: anywhere; }
@@ -133,7 +134,7 @@ export class PdChat extends LitElement {
     const last = items.at(-1);
     return html`
       ${items.length ? '' : html`<p class="empty">No conversation yet. Send the orchestrator an instruction.</p>`}
-      <pd-feed label="conversation" .startLabel=${""} .items=${items} .keyFunction=${(it: Item) => it.key}
+      <pd-feed ?hidden=${!items.length} label="conversation" .startLabel=${""} .items=${items} .keyFunction=${(it: Item) => it.key}
         .renderItem=${(it: Item) =>
           it.kind === 'user'
             ? html`<li class="user ${it.m.status}" data-message=${it.m.message_id} data-state=${it.m.status}><div class="bubble">${it.m.text}<span class="state">${this.label(it.m, busy)}</span></div></li>`

@@ -8,7 +8,7 @@ export class PdToast extends LitElement {
   private next = 0;
 
   static override styles = css`
-    :host { position: fixed; bottom: calc(1rem + env(safe-area-inset-bottom)); left: 50%; transform: translateX(-50%); z-index: 10;
+    :host { position: fixed; bottom: calc(1rem + var(--pd-bottom-bar, env(safe-area-inset-bottom))); left: 50%; transform: translateX(-50%); z-index: 10;
       display: flex; flex-direction: column; gap: 0.4rem; width: min(92vw, 28rem); }
     div { background: var(--pd-failed); color: var(--pd-on-color, #fff); padding: 0.6rem 0.8rem; border-radius: 10px; display: flex; gap: 0.5rem; align-items: center; }
     span { flex: 1; }

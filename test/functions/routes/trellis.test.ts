@@ -3,7 +3,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTrellis, type TrellisServer } from '../../../fixtures/trellis/server.ts';
 import { startTestApp, type TestApp } from '../../helpers/app.ts';
-import { freePort } from '../../helpers/process.ts';
 
 let trellis: TrellisServer;
 let t: TestApp;
@@ -43,7 +42,9 @@ describe('GET /api/trellis', () => {
   it('says why when Trellis fails or is not there', async () => {
     trellis.set({ mode: 'error' });
     expect(await (await t.call('GET', '/api/trellis')).json()).toEqual({ available: false, reason: 'HTTP 500 from /threads/live' });
-    const down = await startTestApp({ TRELLIS_URL: `http://127.0.0.1:${await freePort()}` });
+    // Port 2 on loopback: below the range the system hands out, so no test's server can be there,
+    // and not on fetch's list of blocked ports (1 is): the connection is refused every time.
+    const down = await startTestApp({ TRELLIS_URL: 'http://127.0.0.1:2' });
     expect(await (await down.call('GET', '/api/trellis')).json()).toEqual({ available: false, reason: 'unreachable (ECONNREFUSED)' });
     const none = await startTestApp();
     expect(await (await none.call('GET', '/api/trellis')).json()).toEqual({ available: false, reason: 'not configured (set TRELLIS_URL)', configured: false });
