@@ -1,4 +1,4 @@
-// /api/tasks: submit (journal + enqueue in one transaction), read, list and cancel tasks.
+// /api/tasks: submit (journal + enqueue in one transaction), read, list, cancel and retry tasks.
 import { createRoute, z } from '@hono/zod-openapi';
 import { json, newRouter } from './openapi.ts';
 import { AppError } from '../errors.ts';
@@ -70,6 +70,25 @@ export function taskRoutes() {
         if (!(await exists(sql, 'tasks', id))) throw new AppError(404, 'not_found', `no task ${id}`);
         const [row] = await sql<{ s: string }[]>`select dispatch.cancel_task(${id}) as s`;
         return c.json({ id, status: row!.s }, 200);
+      },
+    )
+    .openapi(
+      createRoute({
+        method: 'post',
+        path: '/tasks/{id}/retry',
+        request: { params: IdParam },
+        responses: {
+          200: json(TaskSchema, 'the task, queued again as a new attempt'),
+          409: json(ErrorBody, 'the task is not over, ended clean, or is gated (decide its gate)'),
+          ...errors,
+        },
+      }),
+      async (c) => {
+        const { sql } = c.var.deps;
+        const { id } = c.req.valid('param');
+        if (!(await exists(sql, 'tasks', id))) throw new AppError(404, 'not_found', `no task ${id}`);
+        await sql`select dispatch.retry_task(${id})`;
+        return c.json((await getTask(sql, id))!, 200);
       },
     );
 }

@@ -91,6 +91,37 @@ begin
   return 'cancelling';
 end $$;
 
+-- A person runs a task that ended not clean once more (the "Retry" of Needs you: an
+-- extraction_failed task, or one the policy escalated to them): a new attempt of the same task, as
+-- the return policy's retry makes, journalled as the task going back to queued. A gated task waits
+-- for its gate instead, and a task not over or over clean has nothing to retry.
+create or replace function dispatch.retry_task(task_id uuid) returns uuid
+  language plpgsql volatile as $$
+declare
+  t dispatch.tasks;
+  ok boolean;
+  ev uuid;
+begin
+  select * into t from dispatch.tasks tk where tk.id = retry_task.task_id for update;
+  if not found then
+    raise exception 'no task %', retry_task.task_id using errcode = 'P0002';
+  end if;
+  select st.terminal and not st.clean and st.name <> 'gated' into ok from dispatch.statuses st where st.name = t.status;
+  if not coalesce(ok, false) then
+    raise exception 'task % is %: only a task that ended not clean can be retried%', t.id, t.status,
+      case when t.status = 'gated' then ' (decide its gate instead)' else '' end
+      using errcode = '55000';
+  end if;
+  update dispatch.tasks tk set attempt = tk.attempt + 1, cancel_requested_at = null where tk.id = t.id;
+  ev := dispatch.set_task_status(t.id, 'queued', format('retried after %s', t.status), jsonb_build_object('retry_of', t.status));
+  perform graphile_worker.add_job('spawn_worker', json_build_object('task_id', t.id),
+                                  job_key := 'spawn_worker:' || t.id, max_attempts := 25);
+  return ev;
+end $$;
+
+comment on function dispatch.retry_task(uuid) is
+  'Runs a task that ended not clean (not gated) again as a new attempt: back to queued (task.status_changed) and spawn_worker enqueued, in one transaction.';
+
 -- The not-clean-return policy (Phase 2), driven by dispatch.return_policies. Journals its decision
 -- and, for a retry, queues the next attempt in the same transaction.
 create or replace function dispatch.apply_return_policy(task_id uuid) returns text

@@ -1,32 +1,74 @@
-// "Needs you" on the phone: a gated task, an extraction_failed task, a stalled extractor and a
-// stalled orchestrator turn each appear in the section, in the header chip and on the app badge,
-// and go away when resolved — all live, from the journal.
-import type { Browser } from 'playwright-core';
+// "Needs you" on the phone, from real runs: the real CLI against the scripted model makes a gated
+// task (a worker's risky tool call), an extraction_failed task (an extractor that answers no JSON),
+// a stalled extractor and a stalled orchestrator turn (the model holds their requests). Each
+// appears in the section, in the header chip and on the app badge, and leaves them when the person
+// (or the model) resolves it: Approve, Retry, the model answering.
+import { randomUUID } from 'node:crypto';
+import type { Browser, Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { listen, startTestApp, type TestApp } from '../helpers/app.ts';
+import type { Scenario } from '../../fixtures/scripted-model/server.ts';
 import { launch, open, shot } from '../helpers/browser.ts';
+import { waitFor } from '../helpers/db.ts';
+import { startLoop, type Loop } from '../helpers/loop.ts';
 
-let t: TestApp;
-let url: string;
+const handoff = (goal: string) => JSON.stringify({ goal, current_state: 'done', ruled_out: [] });
+// Extractors first: an extractor's prompt carries its worker's brief too.
+const scenario: Scenario = {
+  name: 'needs-you',
+  description: '',
+  conversations: [
+    { match: 'GATE-DONE', steps: [{ text: handoff('Write the env file'), chunks: 1, delay_ms: 0 }] },
+    { match: 'NOJSON-DONE', steps: [{ text: 'I would rather not answer in JSON.', chunks: 1, delay_ms: 0 }] },
+    { match: 'STALL-DONE', steps: [{ text: handoff('Count the notes'), chunks: 1, delay_ms: 0, gate: 'extractor' }] },
+    { match: 'TURN-STALL', steps: [{ text: 'The week is planned.', chunks: 1, delay_ms: 0, gate: 'turn' }] },
+    {
+      match: 'GATE-ME',
+      steps: [
+        { text: 'Writing it.', tool_use: { name: 'Bash', input: { command: 'echo API_KEY=placeholder > .env', description: 'write .env' } } },
+        { text: 'GATE-DONE: the env file is written.', chunks: 1, delay_ms: 0 },
+      ],
+    },
+    { match: 'NOJSON-ME', steps: [{ text: 'NOJSON-DONE: the logs are summarised.', chunks: 1, delay_ms: 0 }] },
+    { match: 'STALL-ME', steps: [{ text: 'STALL-DONE: three notes.', chunks: 1, delay_ms: 0 }] },
+  ],
+};
+// What the extractor answers once the person retries the task.
+const fixed: Scenario = { name: 'needs-you-retry', description: '', conversations: [{ match: 'NOJSON-DONE', steps: [{ text: handoff('Summarise the logs'), chunks: 1, delay_ms: 0 }] }] };
+
+let loop: Loop;
 let browser: Browser;
 beforeAll(async () => {
-  t = await startTestApp();
-  url = (await listen(t)).url;
+  loop = await startLoop({ scenarios: [scenario], env: { STALL_SECONDS: '1' } });
   browser = await launch();
 });
 
-describe('the Needs you section', () => {
-  it('lists what waits for the person, counts it in the chip and the badge, and clears as each is resolved', async () => {
-    const sql = t.db.sql;
-    const [p] = await sql<{ id: string }[]>`select dispatch.create_project('needs you') as id`;
-    const task = async (brief: string) => (await sql<{ id: string }[]>`select dispatch.submit_task(${p!.id}, ${brief}) as id`)[0]!.id;
-    const gated = await task('Deploy to staging');
-    const failed = await task('Summarise the logs');
-    const session = async (role: string, taskId: string | null) =>
-      (await sql<{ id: string }[]>`insert into dispatch.sessions (project_id, task_id, role, status) values (${p!.id}, ${taskId}, ${role}, 'running') returning id`)[0]!.id;
-    const extractor = await session('extractor', failed);
-    const orchestrator = await session('orchestrator', null);
+const badge = (page: Page) => page.evaluate(() => (window as unknown as { __badge: number | null }).__badge);
+/** The keys listed in Needs you, and the badge, once the badge agrees with the list. */
+async function listed(page: Page): Promise<{ keys: string[]; badge: number | null }> {
+  return waitFor(
+    async () => {
+      const keys = await page.locator('pd-needs-you li').evaluateAll((els) => els.map((e) => e.getAttribute('data-key') ?? ''));
+      return { keys, badge: await badge(page) };
+    },
+    (s) => s.badge === s.keys.length || (s.keys.length === 0 && s.badge === 0),
+    { what: 'the badge to show the Needs you count' },
+  );
+}
 
+async function sessionOf(where: string, role: string, id: string): Promise<string> {
+  const row = await waitFor(
+    async () =>
+      (where === 'task'
+        ? await loop.db.sql<{ id: string; stalled: boolean }[]>`select id, stalled from dispatch.sessions where task_id = ${id} and role = ${role}`
+        : await loop.db.sql<{ id: string; stalled: boolean }[]>`select id, stalled from dispatch.sessions where project_id = ${id} and role = ${role}`)[0],
+    (s) => !!s?.stalled,
+    { timeout: 30_000, what: `the ${role} to stall` },
+  );
+  return row!.id;
+}
+
+describe('the Needs you section', () => {
+  it('lists a gated task, an extraction_failed task, a stalled extractor and a stalled turn, counts them, and clears each as it is resolved', async () => {
     const ctx = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
     await ctx.addInitScript(() => {
       const w = window as unknown as { __badge: number | null };
@@ -36,38 +78,75 @@ describe('the Needs you section', () => {
         clearAppBadge: async () => void (w.__badge = 0),
       });
     });
-    const { page } = await open(ctx, url);
+    const { page } = await open(ctx, loop.url!);
     await page.locator('pd-task-list').waitFor();
     const section = page.getByTestId('needs-you');
-    const badge = () => page.evaluate(() => (window as unknown as { __badge: number | null }).__badge);
+    const item = (key: string) => section.locator(`li[data-key="${key}"]`);
 
-    await sql`select dispatch.set_task_status(${gated}, 'gated', 'waiting for approval: git push')`;
-    await sql`select dispatch.set_task_status(${failed}, 'extraction_failed', 'the extractor answered no JSON')`;
-    await sql`select dispatch.session_stalled(${extractor}, 130000, 120000)`;
-    await sql`select dispatch.session_stalled(${orchestrator}, 125000, 120000)`;
-    await section.locator(`li[data-key="task:${gated}"]`).waitFor({ timeout: 15_000 });
-    await section.locator(`li[data-key="task:${failed}"]`).waitFor();
-    await section.locator(`li[data-key="session:${extractor}"]`, { hasText: 'stalled extractor' }).waitFor();
-    await section.locator(`li[data-key="session:${orchestrator}"]`, { hasText: 'stalled orchestrator' }).waitFor();
-    expect(await section.locator('li').count()).toBe(4);
+    const work = await loop.project('needs you', { allowed_tools: ['Bash'] });
+    const gated = await loop.submit(work, 'GATE-ME: write the env file with a placeholder key.');
+    const failed = await loop.submit(work, 'NOJSON-ME: summarise the logs.');
+    const counted = await loop.submit(work, 'STALL-ME: count the notes.');
+    const planning = await loop.project('needs you turn');
+    const res = await fetch(`${loop.url}/api/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ project_id: planning, text: 'TURN-STALL: plan the week.', message_id: randomUUID() }),
+    });
+    expect(res.status).toBe(201);
+
+    await loop.waitTask(gated, 'gated', 60_000);
+    await loop.waitTask(failed, 'extraction_failed', 60_000);
+    await loop.model.atGate('extractor');
+    const extractor = await sessionOf('task', 'extractor', counted);
+    await loop.model.atGate('turn');
+    const turn = await sessionOf('project', 'orchestrator', planning);
+
+    // All four, and nothing else (the workers are over: no transient stall of theirs is left).
+    await item(`task:${gated}`).filter({ hasText: 'gated: GATE-ME' }).waitFor({ timeout: 20_000 });
+    await item(`task:${failed}`).filter({ hasText: 'extraction failed: NOJSON-ME' }).waitFor();
+    await item(`session:${extractor}`).filter({ hasText: 'stalled extractor: STALL-ME' }).waitFor();
+    await item(`session:${turn}`).filter({ hasText: 'stalled orchestrator turn: needs you turn' }).waitFor();
+    const four = [`task:${gated}`, `task:${failed}`, `session:${extractor}`, `session:${turn}`];
+    const all = await waitFor(() => listed(page), (s) => s.keys.length === 4, { timeout: 20_000, what: 'exactly the four items' });
+    expect(all.keys.sort()).toEqual([...four].sort());
+    expect(all.badge).toBe(4);
     await page.locator('[data-chip="needs-you"]', { hasText: '4 needs you' }).waitFor();
-    expect(await badge()).toBe(4);
     await shot(page, 'phone-needs-you');
 
     // Tapping a task item opens it.
-    await section.locator(`li[data-key="task:${gated}"] button`).click();
-    await page.locator('pd-task-detail h2', { hasText: 'Deploy to staging' }).waitFor();
+    await item(`task:${gated}`).locator('button[aria-label="open the task"]').click();
+    await page.locator('pd-task-detail h2', { hasText: 'GATE-ME' }).waitFor();
     await page.goBack();
+    await section.waitFor();
 
-    // Resolved, one by one: each leaves the section, the chip and the badge.
-    await sql`select dispatch.set_task_status(${gated}, 'success', 'approved')`;
-    await sql`select dispatch.session_resumed(${extractor})`;
-    await page.locator('[data-chip="needs-you"]', { hasText: '2 needs you' }).waitFor({ timeout: 15_000 });
-    expect(await badge()).toBe(2);
-    await sql`select dispatch.set_task_status(${failed}, 'cancelled', 'given up')`;
-    await sql`select dispatch.session_resumed(${orchestrator})`;
-    await section.waitFor({ state: 'detached', timeout: 15_000 });
-    expect(await badge()).toBe(0);
+    // The gated task: approved from the gates list, its worker resumes.
+    await page.locator('pd-gates li').filter({ hasText: 'echo API_KEY=placeholder > .env' }).locator('button.approve').click();
+    await item(`task:${gated}`).waitFor({ state: 'detached', timeout: 30_000 });
+    // The extraction_failed task: Retry runs it again (this time its extractor answers JSON).
+    loop.model.use(fixed);
+    await item(`task:${failed}`).locator('button[aria-label="retry the task"]').click();
+    await item(`task:${failed}`).waitFor({ state: 'detached', timeout: 30_000 });
+    let now = await listed(page);
+    expect(now.keys).toEqual(expect.arrayContaining([`session:${extractor}`, `session:${turn}`]));
+    expect(now.keys).not.toEqual(expect.arrayContaining([`task:${gated}`]));
+    expect(now.keys).not.toEqual(expect.arrayContaining([`task:${failed}`]));
+    // The stalled extractor: its model answers, it resumes and ends.
+    loop.model.release('extractor');
+    await item(`session:${extractor}`).waitFor({ state: 'detached', timeout: 30_000 });
+    // The stalled turn: its model answers, the turn resumes and ends.
+    loop.model.release('turn');
+    await item(`session:${turn}`).waitFor({ state: 'detached', timeout: 30_000 });
+
+    for (const t of [gated, failed, counted]) await loop.waitTask(t, 'success', 60_000);
+    // What is left is the turn's project loop, which stopped after the turn (it started no work):
+    // in Needs you with its reason, and counted.
+    now = await waitFor(() => listed(page), (s) => s.keys.length <= 1 && !s.keys.some((k) => k.startsWith('session:')), {
+      timeout: 20_000,
+      what: 'only the stopped loop to be left',
+    });
+    expect(now).toEqual({ keys: [`stop:${planning}`], badge: 1 });
+    await page.locator('[data-chip="needs-you"]', { hasText: '1 needs you' }).waitFor();
     await ctx.close();
-  });
+  }, 180_000);
 });

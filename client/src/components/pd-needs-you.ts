@@ -43,6 +43,7 @@ export class PdNeedsYou extends LitElement {
     .glyph { font-weight: 800; text-align: center; color: var(--pd-accent-text, var(--pd-accent)); }
     .title { font-weight: 600; overflow-wrap: anywhere; }
     .detail { color: var(--pd-muted); font-size: 0.8rem; overflow-wrap: anywhere; }
+    .acts { display: flex; gap: 0.35rem; }
     button { min-height: 44px; min-width: 44px; padding: 0 0.7rem; border-radius: 8px; border: 1px solid var(--pd-line); background: var(--pd-bg); color: var(--pd-fg); font: inherit; font-weight: 600; cursor: pointer; }
   `;
 
@@ -72,7 +73,12 @@ export class PdNeedsYou extends LitElement {
     }
     if (it.task_id) {
       const id = it.task_id;
-      return html`<button @click=${() => fire(this, 'open-task', id)} aria-label="open the task">Open</button>`;
+      const open = html`<button @click=${() => fire(this, 'open-task', id)} aria-label="open the task">Open</button>`;
+      // A task that ended waiting for the person (extraction_failed, escalated) can run again; a
+      // gated one is decided in the gates list instead.
+      if (it.kind !== 'task' || it.status === 'gated') return open;
+      return html`<span class="acts">${open}<button @click=${() => void store.retryTask(id).catch((e: Error) => fire(this, 'pd-error', e.message))}
+        aria-label="retry the task">Retry</button></span>`;
     }
     return html`<button @click=${() => (location.hash = '#/working-set')} aria-label="see why the loop stopped">Why</button>`;
   }

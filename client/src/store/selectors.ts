@@ -88,6 +88,8 @@ export interface NeedsYouItem {
   detail: string;
   project_id: string;
   task_id?: string;
+  /** The task's status (task items): an ended one other than gated can be retried. */
+  status?: string;
   message_id?: string;
 }
 
@@ -103,13 +105,14 @@ export const needsYouOf = memo((m: Model, messages: ReadonlyMap<string, { messag
   for (const t of m.tasks.values()) {
     if (!inScope(t.project_id) || !needsUser(m, t.status)) continue;
     listed.add(t.id);
-    items.push({ key: `task:${t.id}`, kind: 'task', title: `${t.status.replace(/_/g, ' ')}: ${t.brief}`, detail: t.status_reason ?? '', project_id: t.project_id, task_id: t.id });
+    items.push({ key: `task:${t.id}`, kind: 'task', title: `${t.status.replace(/_/g, ' ')}: ${t.brief}`, detail: t.status_reason ?? '', project_id: t.project_id, task_id: t.id, status: t.status });
   }
   for (const s of m.sessions.values()) {
     if (!inScope(s.project_id) || !s.stalled || s.ended_at) continue;
     const task = s.task_id ? m.tasks.get(s.task_id) : undefined;
     items.push({
-      key: `session:${s.id}`, kind: 'stalled_session', title: `stalled ${s.role}${task ? `: ${task.brief}` : ''}`,
+      key: `session:${s.id}`, kind: 'stalled_session',
+      title: `stalled ${s.role === 'orchestrator' ? 'orchestrator turn' : s.role}: ${task ? task.brief : (m.projects.get(s.project_id)?.name ?? 'project')}`,
       detail: s.status_reason ?? 'no output for the stall threshold', project_id: s.project_id, ...(s.task_id ? { task_id: s.task_id } : {}),
     });
   }

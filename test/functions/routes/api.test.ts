@@ -64,11 +64,39 @@ describe('tasks', () => {
     expect(await res.json()).toEqual({ id: task.id, status: 'cancelled' });
   });
 
+  it('retries a task that ended waiting for the person as a new attempt; refuses one running, finished or gated with 409', async () => {
+    const task = (await (await t.call('POST', '/api/tasks', { project_id: projectId, brief: 'retry me' })).json()) as { id: string };
+    const refused = await t.call('POST', `/api/tasks/${task.id}/retry`);
+    expect(refused.status).toBe(409);
+    expect(((await refused.json()) as { error: { code: string; message: string } }).error).toEqual({
+      code: 'conflict', message: `task ${task.id} is queued: only a task that ended not clean can be retried`,
+    });
+    await t.db.sql`select dispatch.set_task_status(${task.id}, 'gated', 'waiting for a person')`;
+    const gated = await t.call('POST', `/api/tasks/${task.id}/retry`);
+    expect(gated.status).toBe(409);
+    expect(((await gated.json()) as { error: { message: string } }).error.message).toMatch(/decide its gate instead/);
+
+    await t.db.sql`select dispatch.set_task_status(${task.id}, 'extraction_failed', 'no JSON')`;
+    await t.db.sql`select graphile_worker.remove_job(${`spawn_worker:${task.id}`})`;
+    const res = await t.call('POST', `/api/tasks/${task.id}/retry`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ id: task.id, status: 'queued', attempt: 2, ended_at: null, status_reason: 'retried after extraction_failed' });
+    const [job] = await t.db.sql`select task_identifier from graphile_worker.jobs where key = ${`spawn_worker:${task.id}`}`;
+    expect(job).toEqual({ task_identifier: 'spawn_worker' });
+    const [ev] = await t.db.sql<{ payload: Record<string, unknown> }[]>`
+      select payload from dispatch.events where task_id = ${task.id} and event_type = 'task.status_changed' order by seq desc limit 1`;
+    expect(ev!.payload).toEqual({ status: 'queued', reason: 'retried after extraction_failed', attempt: 2, retry_of: 'extraction_failed' });
+
+    await t.db.sql`select dispatch.set_task_status(${task.id}, 'success', 'done')`;
+    expect((await t.call('POST', `/api/tasks/${task.id}/retry`)).status).toBe(409);
+  });
+
   it('answers 404 for unknown ids', async () => {
     const id = randomUUID();
     for (const [m, p, b] of [
       ['GET', `/api/tasks/${id}`],
       ['POST', `/api/tasks/${id}/cancel`],
+      ['POST', `/api/tasks/${id}/retry`],
       ['POST', '/api/tasks', { project_id: id, brief: 'x' }],
       ['GET', `/api/projects/${id}/state`],
       ['GET', `/api/handoffs?scope=${id}`],
@@ -115,7 +143,7 @@ describe('events and state', () => {
     const doc = (await (await t.call('GET', '/api/openapi.json')).json()) as { openapi: string; paths: Record<string, unknown> };
     expect(doc.openapi).toBe('3.1.0');
     expect(Object.keys(doc.paths)).toEqual(
-      expect.arrayContaining(['/api/tasks', '/api/tasks/{id}/cancel', '/api/events', '/api/stream', '/api/messages', '/api/handoffs', '/api/state', '/api/focus', '/api/trellis', '/api/projects/{id}/state']),
+      expect.arrayContaining(['/api/tasks', '/api/tasks/{id}/cancel', '/api/tasks/{id}/retry', '/api/events', '/api/stream', '/api/messages', '/api/handoffs', '/api/state', '/api/focus', '/api/trellis', '/api/projects/{id}/state']),
     );
   });
 });
