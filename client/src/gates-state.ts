@@ -13,9 +13,11 @@ export class GatesState extends EventTarget {
   private seenSeq = 0;
   private loading: Promise<void> | null = null;
   private again = false;
+  private store: Store | null = null;
 
   /** Follows the store's rows: any gate event reloads the list. */
   attach(store: Store): () => void {
+    this.store = store;
     const onChange = () => {
       let fresh = false;
       for (let i = store.events.length - 1; i >= 0; i--) {
@@ -28,7 +30,8 @@ export class GatesState extends EventTarget {
     };
     store.addEventListener('change', onChange);
     this.seenSeq = store.events.at(-1)?.seq ?? 0;
-    void this.load();
+    // After the snapshot: the open's own request goes first (see Store.opened).
+    void store.opened.then(() => this.load());
     return () => store.removeEventListener('change', onChange);
   }
 
@@ -38,6 +41,9 @@ export class GatesState extends EventTarget {
       this.again = true;
       return this.loading;
     }
+    // What this load reads reflects every row up to the store's seq: only rows above it (live ones,
+    // not the history the open pages in) call for another.
+    if (this.store) this.seenSeq = Math.max(this.seenSeq, this.store.seq);
     this.loading = (async () => {
       try {
         const r = await api(GateListSchema, '/api/gates?status=open');

@@ -48,6 +48,13 @@ const Page = v.object({ events: v.array(EventRowSchema), next_after: v.number(),
 
 export class Store extends EventTarget {
   loaded = false;
+  private markOpened!: () => void;
+  /**
+   * Resolves when the first snapshot is in. What the first paint of the tasks does not need (usage,
+   * gates, Trellis) waits for it, so the open's own request does not queue behind theirs on a
+   * phone's few connections and a busy server.
+   */
+  readonly opened = new Promise<void>((r) => (this.markOpened = r));
   connection: Connection = 'connecting';
   /** Server clock minus ours, so durations tick in server time. */
   clockOffset = 0;
@@ -162,6 +169,7 @@ export class Store extends EventTarget {
     this.journal.floor = state.seq + 1;
     this.loaded = true;
     this.changed();
+    this.markOpened();
     this.stream = new JournalStream({
       events: (rows) => this.apply(rows),
       connection: (c) => {

@@ -40,7 +40,8 @@ class TrellisState extends EventTarget {
     store.addEventListener('change', this.onStore);
     this.timer = setInterval(() => void this.load(), REFRESH_MS);
     this.focusSeen = store.focus?.thread_id ?? null;
-    void this.load();
+    // After the snapshot: the open's own request goes first (see Store.opened).
+    void store.opened.then(() => this.load());
   }
 
   detach(): void {

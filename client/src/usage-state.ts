@@ -47,6 +47,8 @@ export class UsageState extends EventTarget {
   private timer: ReturnType<typeof setTimeout> | undefined;
   private users = 0;
   private detach: (() => void) | null = null;
+  private store: Store | null = null;
+  private deferred: Promise<void> | null = null;
 
   /** Follows the store while at least one component uses it. */
   use(store: Store): () => void {
@@ -60,6 +62,7 @@ export class UsageState extends EventTarget {
   }
 
   private attach(store: Store): () => void {
+    this.store = store;
     const onChange = () => {
       let fresh = false;
       const rows = store.events;
@@ -90,10 +93,26 @@ export class UsageState extends EventTarget {
 
   /** Reloads everything (one request set at a time; a reload asked meanwhile runs after it). */
   load(): Promise<void> {
+    // Before the store has opened, every ask (the header, each task's cost, the chart picking its
+    // project) becomes one load after it: a task later (setTimeout), once the views it opened have
+    // rendered and said which project the chart wants.
+    if (this.store && !this.store.loaded) {
+      this.deferred ??= this.store.opened
+        .then(() => new Promise((r) => setTimeout(r)))
+        .then(() => {
+          this.deferred = null;
+          // One already started after the open (the chart's) is the load asked for.
+          return this.loading ?? this.load();
+        });
+      return this.deferred;
+    }
     if (this.loading) {
       this.again = true;
       return this.loading;
     }
+    // What this load reads reflects every row up to the store's seq: only rows above it (live ones,
+    // not the history the open pages in) call for another.
+    if (this.store) this.seenSeq = Math.max(this.seenSeq, this.store.seq);
     this.loading = (async () => {
       try {
         const now = Date.now();

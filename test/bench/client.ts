@@ -23,7 +23,37 @@ const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '
 
 type Print = (name: string, figures: Record<string, unknown>) => void;
 
-async function openTimed(page: Page, url: string, taskIds: string[]): Promise<{ ms: number; bytes: number; requests: number }> {
+/**
+ * Watches, inside the page, for the first frame in which every one of the given tasks is on screen,
+ * and records its time from navigation start. A string, not a function: tsx would wrap a
+ * function's inner functions in a helper the page does not have.
+ */
+function watchTasks(ids: string[]): string {
+  return `(() => {
+    const ids = ${JSON.stringify(ids)};
+    const found = (root) => {
+      const out = new Set();
+      const walk = (r) => { for (const li of r.querySelectorAll('li[data-task]')) out.add(li.dataset.task); for (const e of r.querySelectorAll('*')) if (e.shadowRoot) walk(e.shadowRoot); };
+      walk(root);
+      return out;
+    };
+    const tick = () => {
+      const seen = found(document);
+      if (ids.every((id) => seen.has(id))) window.__tasksVisible = performance.now();
+      else requestAnimationFrame(tick);
+    };
+    requestAnimationFrame(tick);
+  })();`;
+}
+
+/**
+ * One cold open: `ms` from navigation start to the frame that shows the tasks, measured in the page
+ * (what the person waits); `driverMs` is the same seen from here, one locator round trip per task
+ * on top (what this bench printed before: on a loaded machine those round trips alone cost
+ * hundreds of milliseconds).
+ */
+async function openTimed(page: Page, url: string, taskIds: string[]): Promise<{ ms: number; driverMs: number; bytes: number; requests: number }> {
+  await page.addInitScript({ content: watchTasks(taskIds) });
   let bytes = 0;
   let requests = 0;
   const pending: Promise<void>[] = [];
@@ -34,10 +64,13 @@ async function openTimed(page: Page, url: string, taskIds: string[]): Promise<{ 
   const t0 = performance.now();
   await page.goto(url);
   for (const id of taskIds) await page.locator(`li[data-task="${id}"]`).waitFor({ timeout: 120_000 });
-  const ms = performance.now() - t0;
-  await page.waitForLoadState('networkidle').catch(() => {});
+  const driverMs = performance.now() - t0;
+  const ms = await page.waitForFunction(() => (window as unknown as { __tasksVisible?: number }).__tasksVisible).then((h) => h.jsonValue() as Promise<number>);
+  // The stream never ends, so "network idle" is never reached: a quiet second after the open's
+  // own requests (usage, gates, the recent rows) settles them.
+  await page.waitForLoadState('networkidle', { timeout: 3000 }).catch(() => {});
   await Promise.all(pending);
-  return { ms: Math.round(ms), bytes, requests };
+  return { ms: Math.round(ms), driverMs: Math.round(driverMs), bytes, requests };
 }
 
 export async function clientBench(sql: Sql, dbUrl: string, print: Print): Promise<void> {
@@ -113,10 +146,10 @@ export async function clientBench(sql: Sql, dbUrl: string, print: Print): Promis
     await fast.ctx.close();
 
     print('client open (1M rows)', {
-      rows, fill_s: Math.round(fillS), tasks_visible_ms: open.ms, open_kb: Math.round(open.bytes / 1024), open_requests: open.requests,
+      rows, fill_s: Math.round(fillS), tasks_visible_ms: open.ms, seen_by_driver_ms: open.driverMs, open_kb: Math.round(open.bytes / 1024), open_requests: open.requests,
       target: '≤ 1000 ms, ≤ 300 KB',
     });
-    print('client open 9 Mbit/s 60 ms', { tasks_visible_ms: throttled.ms, open_kb: Math.round(throttled.bytes / 1024), target: '≤ 2000 ms' });
+    print('client open 9 Mbit/s 60 ms', { tasks_visible_ms: throttled.ms, seen_by_driver_ms: throttled.driverMs, open_kb: Math.round(throttled.bytes / 1024), target: '≤ 2000 ms' });
     print('client task 200k rows', { newest_rows_ms: taskMs, longest_task_scrolling_ms: Math.round(longest), target: '≤ 1000 ms, no task > 200 ms' });
     print('client heap after live', { live_s: liveS, lines: i, js_heap_mb: Math.round((heap.usedSize / 2 ** 20) * 10) / 10, target: '≤ 50 MB' });
   } finally {
