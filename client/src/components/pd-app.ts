@@ -220,7 +220,7 @@ export class PdApp extends LitElement {
           <button @click=${() => (this._settings = !this._settings)} aria-expanded=${this._settings ? 'true' : 'false'} title="Notification settings">Notify</button>
           <button @click=${this.cycleTheme} aria-label=${`theme: ${this._theme}`} title="Theme">${this._theme === 'dark' ? '☾' : this._theme === 'light' ? '☀' : '◐'}</button>
         </div>
-        ${c === 'live' || !store.loaded
+        ${c === 'live' || c === 'connecting' || !store.loaded
           ? nothing
           : html`<div class="banner ${c === 'offline' ? 'offline' : ''}" role="status" data-testid="connection" data-state=${c}>
               ${c === 'offline' ? 'Offline — the server cannot be reached. Retrying…' : 'Reconnecting… the view will catch up.'}
