@@ -44,6 +44,8 @@ export interface HubOptions {
 const encoder = new TextEncoder();
 /** Catch-up pushes at most about this much before waiting for the subscriber to drain. */
 const SLICE_BYTES = 512 * 1024;
+/** Rows in a resuming subscriber's first database page. */
+const FIRST_PAGE = 50;
 
 export function toEntry(row: EventRow): Entry {
   return { row, frame: encoder.encode(`id: ${row.seq}\ndata: ${JSON.stringify(row)}\n\n`) };
@@ -155,6 +157,9 @@ export class JournalHub {
   }
 
   private async catchUp(s: Sub): Promise<void> {
+    // A resuming client's first database page is small, so its first rows arrive after a short
+    // read rather than a full page's (pages of realistic rows are a few hundred KB).
+    let limit = Math.min(FIRST_PAGE, this.pageSize);
     try {
       for (;;) {
         if (!this.subs.has(s)) return;
@@ -162,10 +167,11 @@ export class JournalHub {
         const behindRing = ringStart === undefined ? s.cursor < this.last : s.cursor + 1 < ringStart;
         if (behindRing) {
           // Older than anything in memory: one database page, then wait for the client to drain.
-          const { rows, visible } = await this.page(s.cursor, s.filter);
+          const { rows, visible } = await this.page(s.cursor, s.filter, limit);
           if (!this.subs.has(s)) return;
           if (!(await this.feed(s, rows.map(toEntry)))) return;
-          s.cursor = rows.length === this.pageSize ? rows.at(-1)!.seq : Math.max(visible, s.cursor);
+          s.cursor = rows.length === limit ? rows.at(-1)!.seq : Math.max(visible, s.cursor);
+          limit = this.pageSize;
           continue;
         }
         const slice: Entry[] = [];
@@ -205,14 +211,14 @@ export class JournalHub {
     return true;
   }
 
-  private async page(after: number, f: StreamFilter): Promise<{ rows: EventRow[]; visible: number }> {
+  private async page(after: number, f: StreamFilter, limit: number): Promise<{ rows: EventRow[]; visible: number }> {
     // One snapshot for both reads: every row up to `visible` has been looked at, since commits
     // arrive in seq order.
     return this.sql.begin('isolation level repeatable read read only', async (tx) => {
       const rows = await tx<EventRow[]>`
         select ${tx.unsafe(EVENT_COLUMNS)} from dispatch.events
          where seq > ${after} ${filterSql(tx, f)}
-         order by seq limit ${this.pageSize}`;
+         order by seq limit ${limit}`;
       const [v] = await tx<{ s: number }[]>`select coalesce(max(seq), 0) as s from dispatch.events`;
       return { rows: [...rows], visible: v!.s };
     });
