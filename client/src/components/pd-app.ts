@@ -166,7 +166,11 @@ export class PdApp extends LitElement {
       this._task = '';
       this._view = (VIEWS.find(([v]) => v === h)?.[0] ?? 'tasks') as View;
     }
+    // Another view starts at its top, not where the last one was scrolled to.
+    if (h !== this._route) window.scrollTo(0, 0);
+    this._route = h;
   };
+  private _route = '';
 
   /** Loads a lazy view's element (once; a failure, e.g. offline before the service worker has it, says so). */
   private need(tag: keyof typeof LAZY): void {

@@ -85,7 +85,11 @@ export class PdFeed<T = unknown> extends LitElement {
       if (!this._pinned || !this.items.length) return;
       // Scrolls in the next moments are ours (and the virtualizer's settling), not the person's.
       this._autoUntil = performance.now() + 400;
+      // A row already drawn is scrolled to natively, which scrolls the page as well: the list's
+      // newest row, not the page, is what moves (opening a task must not jump past its header).
+      const [x, y] = [window.scrollX, window.scrollY];
       v.element(this.items.length - 1)?.scrollIntoView({ block: 'end' });
+      if (window.scrollX !== x || window.scrollY !== y) window.scrollTo(x, y);
     };
     go();
     // Again once the virtualizer has laid the new rows out (no layout may be pending: do not wait forever).
