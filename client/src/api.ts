@@ -17,6 +17,9 @@ export function setToken(token: string | null): void {
   void navigator.serviceWorker?.ready.then((reg) => reg.active?.postMessage({ type: 'pd-token', token })).catch(() => {});
 }
 
+/** The message of a request that never reached the server (no network, or the server is down). */
+export const UNREACHABLE = 'The server cannot be reached.';
+
 export class ApiError extends Error {
   constructor(
     readonly status: number,
@@ -36,7 +39,7 @@ export async function api<S extends v.GenericSchema>(schema: S, path: string, in
       body: init.body === undefined ? undefined : JSON.stringify(init.body),
     });
   } catch {
-    throw new ApiError(0, 'offline', 'The server cannot be reached.');
+    throw new ApiError(0, 'offline', UNREACHABLE);
   }
   const body: unknown = await res.json().catch(() => null);
   if (!res.ok) {

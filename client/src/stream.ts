@@ -27,6 +27,7 @@ export class JournalStream {
     this.stopped = false;
     void this.loop();
     window.addEventListener('online', this.nudge);
+    window.addEventListener('offline', this.dropped);
     document.addEventListener('visibilitychange', this.nudge);
   }
 
@@ -34,8 +35,15 @@ export class JournalStream {
     this.stopped = true;
     this.abort?.abort();
     window.removeEventListener('online', this.nudge);
+    window.removeEventListener('offline', this.dropped);
     document.removeEventListener('visibilitychange', this.nudge);
   }
+
+  /** The device lost its network: say so now (a stream may not notice for a long while) and drop it; 'online' resumes it. */
+  private dropped = () => {
+    this.h.connection('offline');
+    this.abort?.abort();
+  };
 
   /** Reconnect now (the phone woke up, the network came back). */
   private nudge = () => {
@@ -45,7 +53,7 @@ export class JournalStream {
 
   private async loop(): Promise<void> {
     while (!this.stopped) {
-      this.h.connection(this.attempt === 0 ? 'connecting' : 'reconnecting');
+      this.h.connection(!navigator.onLine ? 'offline' : this.attempt === 0 ? 'connecting' : 'reconnecting');
       let failure = 'the stream ended';
       try {
         await this.once();

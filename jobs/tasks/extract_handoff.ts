@@ -26,6 +26,13 @@ export function extractHandoff(ctx: JobContext): Task {
       status = outcome.status;
       reason = outcome.reason;
     }
+    // A cancel asked for while the extractor ran (it stopped it) ends the task cancelled, as it
+    // does while the worker runs — not extraction_failed, which would ask the person to look.
+    const now = await loadTask(ctx, task_id);
+    if (now?.cancel_requested_at) {
+      await endNotClean(ctx, task_id, 'cancelled', status === 'cancelled' ? reason : `cancel requested; the extractor ended ${status}`);
+      return;
+    }
     if (status !== 'success') {
       await endNotClean(ctx, task_id, 'extraction_failed', `the extractor ended ${status}${reason ? `: ${reason}` : ''}`);
       return;

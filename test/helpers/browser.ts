@@ -34,14 +34,14 @@ export async function open(
   const dialogs: string[] = [];
   page.on('pageerror', (e) => errors.push(String(e)));
   page.on('console', (m) => {
-    // A connection the test itself cut (a server stopped on purpose) is not the app's error; an HTTP
+    // A connection the test itself cut (a server stopped on purpose, a context set offline) is not the app's error; an HTTP
     // error status or anything the app logs is. Which net:: error Chromium names depends on the moment
     // the socket went (SOCKET_NOT_CONNECTED when a request was being written as it closed).
     // (The service worker's update check meeting a stopped server says "An unknown error occurred when
     // fetching the script.")
     if (
       m.type() === 'error' &&
-      !/^Failed to load resource: net::ERR_(CONNECTION_REFUSED|INCOMPLETE_CHUNKED_ENCODING|CONNECTION_RESET|CONNECTION_CLOSED|EMPTY_RESPONSE|SOCKET_NOT_CONNECTED)|^An unknown error occurred when fetching the script/.test(m.text())
+      !/^Failed to load resource: net::ERR_(INTERNET_DISCONNECTED|CONNECTION_REFUSED|INCOMPLETE_CHUNKED_ENCODING|CONNECTION_RESET|CONNECTION_CLOSED|EMPTY_RESPONSE|SOCKET_NOT_CONNECTED)|^An unknown error occurred when fetching the script/.test(m.text())
     ) {
       errors.push(`console.error: ${m.text()}`);
     }

@@ -181,7 +181,7 @@ describe('SC-4 and FR-007, two projects at once', () => {
       const p = e.payload as { messages: { message_id: string }[] };
       expect(p.messages.map((m) => m.message_id)).not.toContain(late);
     }
-  });
+  }, 180_000); // about twenty real claude processes, one after another
 });
 
 const ruledOut: Scenario = {
@@ -247,5 +247,5 @@ describe('SC-8: a ruled-out approach is never retried', () => {
     const refusals = results.map((r) => JSON.stringify(r.payload.message.content[0]!.content)).filter((t) => t.includes('refused'));
     expect(refusals).toHaveLength(2);
     for (const t of refusals) expect(t).toContain('the logs are nested JSON');
-  });
+  }, 180_000); // about twenty real claude processes, one after another
 });

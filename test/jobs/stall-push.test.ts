@@ -13,6 +13,9 @@ const scenario: Scenario = {
   name: 'stall-push',
   description: '',
   conversations: [
+    // Held for good: the person cancels this one.
+    { match: 'CANCEL-STALL-DONE', steps: [{ text: JSON.stringify(handoff), chunks: 1, delay_ms: 0, gate: 'never' }] },
+    { match: 'CANCEL-STALL', steps: [{ text: 'CANCEL-STALL-DONE: nothing to say.', chunks: 1, delay_ms: 0 }] },
     // Held until the test releases it: the extractor (and below, the turn) is silent meanwhile.
     { match: 'handoff extractor', steps: [{ text: JSON.stringify(handoff), chunks: 1, delay_ms: 0, gate: 'extractor' }] },
     { match: 'TURN-STALL', steps: [{ text: 'The week is planned.', chunks: 1, delay_ms: 0, gate: 'turn' }] },
@@ -159,4 +162,17 @@ describe('a stalled extractor and a stalled orchestrator turn', () => {
     expect(await stalls(turn)).toBe(before.turn);
     expect(await pushedFor(device, turn)).toHaveLength(before.turn);
   }, 180_000);
+
+  it('a stalled extractor cancelled by the person ends, and its task is cancelled (not extraction_failed)', async () => {
+    const project = await loop.project('cancelled extractor');
+    const task = await loop.submit(project, 'CANCEL-STALL: say nothing.');
+    await loop.model.atGate('never');
+    const extractor = await stalledSession({ task, role: 'extractor' });
+    await loop.db.sql`select dispatch.cancel_task(${task})`;
+    const t = await loop.waitTask(task, 'cancelled', 60_000);
+    expect(t.status_reason).toMatch(/SIGTERM|cancel/i);
+    const [s] = await loop.db.sql<{ status: string; stalled: boolean; ended: boolean }[]>`
+      select status, stalled, ended_at is not null as ended from dispatch.sessions where id = ${extractor}`;
+    expect(s).toEqual({ status: 'cancelled', stalled: false, ended: true });
+  }, 120_000);
 });

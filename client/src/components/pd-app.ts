@@ -5,7 +5,7 @@
 // the first four views and "More" for the rest, so every view is one or two taps away.
 import { LitElement, css, html, nothing } from 'lit';
 import { customElement, query, state } from 'lit/decorators.js';
-import { ApiError, setToken } from '../api.ts';
+import { ApiError, setToken, UNREACHABLE } from '../api.ts';
 import { StoreController } from '../controllers/store-controller.ts';
 import { clip } from '../format.ts';
 import { enablePush, MOMENTS, savedMoments, type Moment } from '../push.ts';
@@ -110,7 +110,9 @@ export class PdApp extends LitElement {
     this.route();
     this.addEventListener('open-task', ((e: CustomEvent<string>) => this.go(`task/${e.detail}`)) as EventListener);
     this.addEventListener('close-task', () => history.length > 1 ? history.back() : this.go('tasks'));
-    this.addEventListener('pd-error', ((e: CustomEvent<string>) => this._toast?.show(e.detail)) as EventListener);
+    this.addEventListener('pd-error', ((e: CustomEvent<string>) => this.error(e.detail)) as EventListener);
+    window.addEventListener('online', this.netChange);
+    window.addEventListener('offline', this.netChange);
     this.addEventListener('pd-notice', (e) => this._toast?.show(e.detail));
     this.addEventListener('pd-close', () => (this._panel = ''));
     this.addEventListener('pd-project-saved', (e) => {
@@ -138,6 +140,8 @@ export class PdApp extends LitElement {
     super.disconnectedCallback();
     window.removeEventListener('hashchange', this.route);
     this._media.removeEventListener('change', this.onMedia);
+    window.removeEventListener('online', this.netChange);
+    window.removeEventListener('offline', this.netChange);
     store.removeEventListener('task-status', this.notify as EventListener);
     store.stop();
   }
@@ -151,6 +155,23 @@ export class PdApp extends LitElement {
       this._task = '';
       this._view = (VIEWS.find(([v]) => v === h)?.[0] ?? 'tasks') as View;
     }
+  };
+
+  /** An action that did not reach the server. */
+  @state() private _unsent = false;
+
+  /**
+   * An error for the person. One that only says the server cannot be reached is not stacked as
+   * toasts while the connection banner already says so: the banner adds that the action was not sent.
+   */
+  private error(text: string): void {
+    if (text === UNREACHABLE && (store.connection !== 'live' || !navigator.onLine)) this._unsent = true;
+    else this._toast?.show(text);
+  }
+
+  private netChange = () => {
+    if (navigator.onLine) this._unsent = false;
+    this.requestUpdate();
   };
 
   private go(path: string): void {
@@ -187,7 +208,6 @@ export class PdApp extends LitElement {
     if (this._needsToken) return this.tokenForm();
     const project = this.project();
     const scope = this.scope();
-    const c = store.connection;
     return html`
       <header>
         <div class="bar">
@@ -204,11 +224,7 @@ export class PdApp extends LitElement {
           <button @click=${() => (this._settings = !this._settings)} aria-expanded=${this._settings ? 'true' : 'false'} title="Notification settings">Notify</button>
           <button @click=${this.cycleTheme} aria-label=${`theme: ${this._theme}`} title="Theme">${this._theme === 'dark' ? '☾' : this._theme === 'light' ? '☀' : '◐'}</button>
         </div>
-        ${c === 'live' || !store.loaded
-          ? nothing
-          : html`<div class="banner ${c === 'offline' ? 'offline' : ''}" role="status" data-testid="connection" data-state=${c}>
-              ${c === 'offline' ? 'Offline — the server cannot be reached. Retrying…' : 'Reconnecting… the view will catch up.'}
-            </div>`}
+        ${this.banner()}
         <pd-glance .project=${scope}></pd-glance>
         ${this._narrow ? nothing : html`<nav class="top" aria-label="views"><div role="tablist" aria-label="views">${VIEWS.map(([v, label]) => this.tab(v, label))}</div></nav>`}
       </header>
@@ -217,6 +233,25 @@ export class PdApp extends LitElement {
       ${this._narrow ? this.bottomBar() : nothing}
       <pd-toast></pd-toast>
     `;
+  }
+
+  /**
+   * The connection, in one place: from the device's network (navigator.onLine, its online/offline
+   * events) and the event stream's state — never as a pile of error toasts.
+   */
+  private banner() {
+    const offline = !navigator.onLine || store.connection === 'offline';
+    const c = offline ? 'offline' : store.connection;
+    if (c === 'live' || c === 'connecting' || !store.loaded) return nothing;
+    const text = offline ? 'Offline — no network. The view will catch up when you are back.' : 'Cannot reach the server — reconnecting… the view will catch up.';
+    return html`<div class="banner ${offline ? 'offline' : ''}" role="status" data-testid="connection" data-state=${c}>
+      ${text}${this._unsent ? html` <span data-testid="unsent">Your last action was not sent.</span>` : nothing}
+    </div>`;
+  }
+
+  override willUpdate(): void {
+    // Back online and live: what was not sent is the person's to redo; the note goes with the banner.
+    if (this._unsent && navigator.onLine && store.connection === 'live') this._unsent = false;
   }
 
   override updated(): void {

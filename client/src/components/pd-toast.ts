@@ -15,10 +15,10 @@ export class PdToast extends LitElement {
     button { background: none; border: 1px solid #fff; color: var(--pd-on-color, #fff); border-radius: 6px; min-width: 44px; min-height: 36px; cursor: pointer; }
   `;
 
-  /** Shows a message for a few seconds. */
+  /** Shows a message for a few seconds; the same message again is not stacked, it stays longer. */
   show(text: string): void {
     const id = this.next++;
-    this._messages = [...this._messages, { id, text }];
+    this._messages = [...this._messages.filter((m) => m.text !== text), { id, text }];
     setTimeout(() => this.dismiss(id), 6000);
   }
 
