@@ -62,7 +62,8 @@ export default defineConfig({
   define: { __APP_VERSION__: JSON.stringify((JSON.parse(fs.readFileSync(`${here}/../package.json`, 'utf8')) as { version: string }).version) },
   root: here,
   base: '/',
-  build: { outDir: 'dist', emptyOutDir: true, target: 'es2022', sourcemap: false },
+  // No modulepreload polyfill: every browser that runs es2022 modules preloads them or loads them anyway.
+  build: { outDir: 'dist', emptyOutDir: true, target: 'es2022', sourcemap: false, modulePreload: { polyfill: false } },
   esbuild: { target: 'es2022' },
   server: {
     proxy: {

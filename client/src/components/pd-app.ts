@@ -10,20 +10,30 @@ import { StoreController } from '../controllers/store-controller.ts';
 import { clip } from '../format.ts';
 import { enablePush, MOMENTS, savedMoments, type Moment } from '../push.ts';
 import { BAD, store, type StatusChange } from '../store.ts';
-import './pd-activity.ts';
-import './pd-chat.ts';
-import './pd-diagnostics.ts';
 import './pd-gates.ts';
 import './pd-glance.ts';
 import './pd-needs-you.ts';
-import './pd-new-task.ts';
-import './pd-project-form.ts';
-import './pd-task-detail.ts';
 import './pd-task-list.ts';
-import './pd-timeline.ts';
 import './pd-toast.ts';
-import './pd-working-set.ts';
 import type { PdToast } from './pd-toast.ts';
+
+/**
+ * The views and forms that are not on the first screen, each its own chunk: the open parses only
+ * what paints the tasks (the task journal, Activity and Chat bring the virtualizer). One is loaded
+ * when first shown (Lit upgrades the element in place, keeping the properties it already set); the
+ * service worker has every chunk cached, so a view opened offline loads too. Loading them all
+ * ahead, when idle, cost a long task (a few hundred ms on a slow phone) for tabs perhaps never opened.
+ */
+const LAZY = {
+  'pd-activity': () => import('./pd-activity.ts'),
+  'pd-chat': () => import('./pd-chat.ts'),
+  'pd-diagnostics': () => import('./pd-diagnostics.ts'),
+  'pd-new-task': () => import('./pd-new-task.ts'),
+  'pd-project-form': () => import('./pd-project-form.ts'),
+  'pd-task-detail': () => import('./pd-task-detail.ts'),
+  'pd-timeline': () => import('./pd-timeline.ts'),
+  'pd-working-set': () => import('./pd-working-set.ts'),
+};
 
 type View = 'tasks' | 'chat' | 'activity' | 'working-set' | 'timeline' | 'health';
 const VIEWS: [View, string][] = [
@@ -72,7 +82,8 @@ export class PdApp extends LitElement {
     .bar { display: flex; gap: 0.5rem; align-items: center; padding: 0.4rem 0.75rem; background: var(--pd-card); border-bottom: 1px solid var(--pd-line); }
     .brand { font-weight: 800; color: var(--pd-accent); }
     select, .bar button { min-height: 40px; border-radius: 8px; border: 1px solid var(--pd-line); background: var(--pd-bg); color: var(--pd-fg); font: inherit; padding: 0 0.5rem; }
-    select { flex: 1; min-width: 0; max-width: 22rem; }
+    /* A long project name is cut with an ellipsis; the full name is the tooltip and the open picker's list. */
+    select { flex: 1; min-width: 0; max-width: 22rem; text-overflow: ellipsis; white-space: nowrap; overflow: hidden; }
     .spacer { flex: 0 0 auto; }
     nav.top { display: flex; gap: 0.25rem; padding: 0.3rem 0.5rem; background: var(--pd-bg); border-bottom: 1px solid var(--pd-line); }
     nav.top [role='tablist'] { display: flex; flex-wrap: wrap; gap: 0.25rem; }
@@ -156,6 +167,12 @@ export class PdApp extends LitElement {
       this._view = (VIEWS.find(([v]) => v === h)?.[0] ?? 'tasks') as View;
     }
   };
+
+  /** Loads a lazy view's element (once; a failure, e.g. offline before the service worker has it, says so). */
+  private need(tag: keyof typeof LAZY): void {
+    if (customElements.get(tag)) return;
+    LAZY[tag]().catch((err: Error) => this._toast?.show(`Could not load this view: ${err.message}`));
+  }
 
   /** An action that did not reach the server. */
   @state() private _unsent = false;
@@ -301,22 +318,30 @@ export class PdApp extends LitElement {
 
   private view(project: string, scope: string) {
     if (!store.loaded) return html`<p>Connecting…</p>`;
-    if (this._task) return html`<pd-task-detail .task=${this._task}></pd-task-detail>`;
+    if (this._task) {
+      this.need('pd-task-detail');
+      return html`<pd-task-detail .task=${this._task}></pd-task-detail>`;
+    }
     switch (this._view) {
       case 'chat':
+        this.need('pd-chat');
         return html`<pd-chat .project=${project}></pd-chat>`;
       case 'activity':
+        this.need('pd-activity');
         return html`<pd-activity .project=${scope}></pd-activity>`;
       case 'working-set':
+        this.need('pd-working-set');
         return html`<pd-working-set .project=${project}></pd-working-set>`;
       case 'timeline':
+        this.need('pd-timeline');
         return html`<pd-timeline .project=${scope}></pd-timeline>`;
       case 'health':
+        this.need('pd-diagnostics');
         return html`<pd-diagnostics></pd-diagnostics>`;
       default:
         return html`<div class="tools">
-            <button @click=${() => (this._panel = 'task')} ?disabled=${!project} data-testid="new-task">＋ Task</button>
-            <button @click=${() => (this._panel = 'new-project')} data-testid="new-project">＋ Project</button>
+            <button @click=${() => (this._panel = 'task')} ?disabled=${!project} data-testid="new-task">+ Task</button>
+            <button @click=${() => (this._panel = 'new-project')} data-testid="new-project">+ Project</button>
           </div>
           <pd-task-list .project=${scope}></pd-task-list>`;
     }
@@ -325,10 +350,13 @@ export class PdApp extends LitElement {
   private panel(project: string, scope: string) {
     switch (this._panel) {
       case 'project':
+        this.need('pd-project-form');
         return html`<pd-project-form .project=${scope}></pd-project-form>`;
       case 'new-project':
+        this.need('pd-project-form');
         return html`<pd-project-form></pd-project-form>`;
       case 'task':
+        this.need('pd-new-task');
         return html`<pd-new-task .project=${project}></pd-new-task>`;
       default:
         return nothing;

@@ -85,7 +85,9 @@ export class PdTrellis extends LitElement {
     // No TRELLIS_URL on the server: no tile at all.
     this.hidden = v !== null && !v.available && v.configured === false;
     if (this.hidden) return nothing;
-    if (v === null) return html`<div class="line" data-testid="trellis">Trellis…</div>`;
+    // Nothing until the first answer: a placeholder line would push the page down and, on the
+    // servers without Trellis, up again (a layout shift on every open).
+    if (v === null) return nothing;
     if (!v.available) {
       return html`<div class="line" data-testid="trellis">
         <span class="unavailable" data-testid="trellis-unavailable" title=${v.reason}>Trellis unavailable</span>
