@@ -247,7 +247,7 @@ async function fanout(url: string, dataDir: string): Promise<void> {
 
 // 4. Reads at scale: state, handoffs, project rollup and an SSE resume from an old seq.
 async function reads(sql: Sql, url: string, dataDir: string, rowsWanted: number): Promise<void> {
-  const ref = await session(sql, `big ${rowsWanted}`);
+  const ref = await session(sql, `big ${rowsWanted} ${Math.random().toString(36).slice(2, 8)}`); // a reused database has one
   const [{ n: have } = { n: 0 }] = await sql<{ n: number }[]>`select count(*)::int as n from dispatch.events`;
   // Realistic rows in finished sessions of LINES_PER_SESSION lines (test/bench/journal-fill.ts).
   const loadSeconds = have < rowsWanted
@@ -256,7 +256,7 @@ async function reads(sql: Sql, url: string, dataDir: string, rowsWanted: number)
   // Some tasks and handoffs to read.
   const tasks: string[] = [];
   for (let i = 0; i < 200; i++) {
-    const [t] = await sql<{ id: string }[]>`insert into dispatch.tasks (project_id, brief, status) values (${ref.projectId}, ${`task ${i}`}, 'success') returning id`;
+    const [t] = await sql<{ id: string }[]>`insert into dispatch.tasks (project_id, brief, status, started_at, ended_at) values (${ref.projectId}, ${`task ${i}`}, 'success', now(), now()) returning id`;
     tasks.push(t!.id);
     await sql.begin(async (tx) => {
       await tx`select set_config('dispatch.handoff_gate', 'validated', true)`;
@@ -280,6 +280,20 @@ async function reads(sql: Sql, url: string, dataDir: string, rowsWanted: number)
   };
   try {
     const state = await time(() => fetch(`${app.url}/api/state`).then((r) => r.json()));
+    // The same while the journal moves (a line every ~5 ms): each read then finds a new head.
+    const moving = await session(sql, `moving ${rowsWanted} ${Math.random().toString(36).slice(2, 8)}`);
+    const writer = new JournalWriter(sql, moving);
+    let writing = true;
+    const pour = (async () => {
+      for (let i = 0; writing; i++) {
+        writer.push(Buffer.from(`{"type":"stream_event","i":${i}}`));
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      await writer.flush();
+    })();
+    const stateMoving = await time(() => fetch(`${app.url}/api/state`).then((r) => r.json()));
+    writing = false;
+    await pour;
     const page = await time(() => fetch(`${app.url}/api/events?after=${Math.floor(Math.random() * (top - 1000))}&limit=500`).then((r) => r.json()));
     const handoffs = await time(() => sql`select * from dispatch.get_handoffs(${tasks[Math.floor(Math.random() * tasks.length)]!}, 20, true)`);
     const rollup = await time(() => sql`select dispatch.project_state(${ref.projectId})`);
@@ -294,7 +308,7 @@ async function reads(sql: Sql, url: string, dataDir: string, rowsWanted: number)
     print(`reads.${Math.round(total / 1e6)}M_rows`, {
       rows: total, load_s: Math.round(loadSeconds),
       measured_from: 'another process (npm run serve on its own)',
-      api_state_ms: state, api_events_page_500_ms: page, get_handoffs_task_ms: handoffs, project_state_ms: rollup, sse_resume_first_event_ms: resume,
+      api_state_ms: state, api_state_journal_moving_ms: stateMoving, api_events_page_500_ms: page, get_handoffs_task_ms: handoffs, project_state_ms: rollup, sse_resume_first_event_ms: resume,
     });
   } finally {
     await app.close();

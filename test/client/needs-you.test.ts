@@ -141,7 +141,8 @@ describe('the Needs you section', () => {
     for (const t of [gated, failed, counted]) await loop.waitTask(t, 'success', 60_000);
     // What is left is the turn's project loop, which stopped after the turn (it started no work):
     // in Needs you with its reason, and counted.
-    now = await waitFor(() => listed(page), (s) => s.keys.length <= 1 && !s.keys.some((k) => k.startsWith('session:')), {
+    // (The working set comes a moment after the turn's session ends: wait for it, not for an empty list.)
+    now = await waitFor(() => listed(page), (s) => s.keys.length === 1 && s.keys[0] === `stop:${planning}`, {
       timeout: 20_000,
       what: 'only the stopped loop to be left',
     });

@@ -7,6 +7,7 @@ import type { Browser, Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { listen, startTestApp, type TestApp } from '../helpers/app.ts';
 import { launch, open, shot, showView } from '../helpers/browser.ts';
+import { waitFor } from '../helpers/db.ts';
 
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 let t: TestApp;
@@ -123,6 +124,36 @@ describe('the phone layout', () => {
     await page.getByRole('button', { name: 'confirm: cancel this task' }).waitFor();
     const [still] = await t.db.sql<{ status: string }[]>`select status from dispatch.tasks where id = ${task}`;
     expect(still!.status).toBe('running');
+    expect(await t.db.sql`select 1 from dispatch.events where task_id = ${task} and event_type = 'task.cancel_requested'`).toHaveLength(0);
+    // The second tap cancels.
+    await page.getByRole('button', { name: 'confirm: cancel this task' }).click();
+    await waitFor(() => t.db.sql`select 1 from dispatch.events where task_id = ${task} and event_type = 'task.cancel_requested'`, (r) => r.length === 1, { what: 'the cancel request' });
+    await close();
+  });
+
+  it('cuts a long project name with an ellipsis and gives the full name as its tooltip', async () => {
+    const { page, close } = await phone();
+    const name = 'phone layout project with a long name';
+    const picker = page.locator('select#project');
+    expect(await picker.getAttribute('title')).toBe(name);
+    // Whether the name is wider than its box (measured in the box's own font), and how it is cut.
+    const cut = (l: ReturnType<Page['locator']>) =>
+      l.evaluate((el) => {
+        const style = getComputedStyle(el);
+        const g = document.createElement('canvas').getContext('2d')!;
+        g.font = style.font;
+        const text = el instanceof HTMLSelectElement ? el.selectedOptions[0]!.text : el.textContent!;
+        return { overflows: g.measureText(text).width > el.clientWidth, ellipsis: style.textOverflow };
+      });
+    expect(await cut(picker)).toEqual({ overflows: true, ellipsis: 'ellipsis' });
+    // With all projects shown, each card names its project: cut the same way, the full name its tooltip.
+    await picker.selectOption('');
+    const label = page.locator(`li[data-task="${task}"]`).getByTestId('task-project');
+    await label.waitFor();
+    expect(await label.getAttribute('title')).toBe(name);
+    expect(await label.innerText()).toBe(name);
+    expect(await cut(label)).toEqual({ overflows: true, ellipsis: 'ellipsis' });
+    await picker.selectOption(project);
     await close();
   });
 
@@ -143,6 +174,20 @@ describe('the phone layout', () => {
           return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}): ${JSON.stringify(v.nodes.slice(0, 3).map((n) => n.target))}`);
         });
         found.push(...violations.map((v) => `${view}: ${v}`));
+        // Every character on screen renders without an emoji or CJK font (⏳ and ⛔ were empty boxes).
+        const special = await page.evaluate(() => {
+          const text: string[] = [];
+          const walk = (root: Node) => {
+            for (const n of root.childNodes) {
+              if (n.nodeType === Node.TEXT_NODE) text.push(n.textContent ?? '');
+              walk(n);
+              if (n instanceof Element && n.shadowRoot) walk(n.shadowRoot);
+            }
+          };
+          walk(document.body);
+          return [...new Set(text.join('').match(/\p{Emoji_Presentation}|[\u{FE0F}\u{FF01}-\u{FF60}\u{FFE0}-\u{FFE6}]/gu) ?? [])];
+        });
+        found.push(...special.map((c) => `${view}: ${c} needs an emoji or CJK font`));
         await shot(page, `phone-${theme}-${view.toLowerCase().replace(' ', '-')}`);
       }
       expect(found).toEqual([]);

@@ -82,7 +82,8 @@ export class PdApp extends LitElement {
     .bar { display: flex; gap: 0.5rem; align-items: center; padding: 0.4rem 0.75rem; background: var(--pd-card); border-bottom: 1px solid var(--pd-line); }
     .brand { font-weight: 800; color: var(--pd-accent); }
     select, .bar button { min-height: 40px; border-radius: 8px; border: 1px solid var(--pd-line); background: var(--pd-bg); color: var(--pd-fg); font: inherit; padding: 0 0.5rem; }
-    select { flex: 1; min-width: 0; max-width: 22rem; }
+    /* A long project name is cut with an ellipsis; the full name is the tooltip and the open picker's list. */
+    select { flex: 1; min-width: 0; max-width: 22rem; text-overflow: ellipsis; white-space: nowrap; overflow: hidden; }
     .spacer { flex: 0 0 auto; }
     nav.top { display: flex; gap: 0.25rem; padding: 0.3rem 0.5rem; background: var(--pd-bg); border-bottom: 1px solid var(--pd-line); }
     nav.top [role='tablist'] { display: flex; flex-wrap: wrap; gap: 0.25rem; }
@@ -339,8 +340,8 @@ export class PdApp extends LitElement {
         return html`<pd-diagnostics></pd-diagnostics>`;
       default:
         return html`<div class="tools">
-            <button @click=${() => (this._panel = 'task')} ?disabled=${!project} data-testid="new-task">＋ Task</button>
-            <button @click=${() => (this._panel = 'new-project')} data-testid="new-project">＋ Project</button>
+            <button @click=${() => (this._panel = 'task')} ?disabled=${!project} data-testid="new-task">+ Task</button>
+            <button @click=${() => (this._panel = 'new-project')} data-testid="new-project">+ Project</button>
           </div>
           <pd-task-list .project=${scope}></pd-task-list>`;
     }
