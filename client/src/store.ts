@@ -297,6 +297,11 @@ export class Store extends EventTarget {
     await api(v.looseObject({ status: v.string() }), `/api/tasks/${taskId}/cancel`, { method: 'POST' });
   }
 
+  /** Stops the project's running orchestrator turn (a stalled one). */
+  async cancelTurn(projectId: string): Promise<void> {
+    await api(v.looseObject({ status: v.string() }), `/api/projects/${projectId}/turn/cancel`, { method: 'POST' });
+  }
+
   /** Runs a task that ended not clean once more (a new attempt). */
   async retryTask(taskId: string): Promise<void> {
     await api(v.looseObject({ status: v.string() }), `/api/tasks/${taskId}/retry`, { method: 'POST' });

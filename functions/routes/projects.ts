@@ -2,7 +2,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { json, newRouter } from './openapi.ts';
 import { AppError } from '../errors.ts';
-import { ErrorBody } from '../../core/contracts/common.ts';
+import { ErrorBody, Uuid } from '../../core/contracts/common.ts';
 import { CreateProject, ProjectSchema, UpdateProject, type Project } from '../../core/contracts/project.ts';
 import { PROJECT_COLUMNS } from '../queries/projects.ts';
 import { exists } from '../queries/tasks.ts';
@@ -90,6 +90,24 @@ export function projectRoutes() {
         if (!(await exists(sql, 'projects', id))) throw new AppError(404, 'not_found', `no project ${id}`);
         const [row] = await sql<{ s: Record<string, unknown> }[]>`select dispatch.project_state(${id}) as s`;
         return c.json(row!.s, 200);
+      },
+    )
+    .openapi(
+      createRoute({
+        method: 'post',
+        path: '/projects/{id}/turn/cancel',
+        request: { params: IdParam },
+        responses: {
+          200: json(z.object({ project_id: Uuid, status: z.enum(['cancelling', 'none']) }), 'the open orchestrator turn is being stopped (none: no turn was open)'),
+          ...errors,
+        },
+      }),
+      async (c) => {
+        const { sql } = c.var.deps;
+        const { id } = c.req.valid('param');
+        if (!(await exists(sql, 'projects', id))) throw new AppError(404, 'not_found', `no project ${id}`);
+        const [row] = await sql<{ s: 'cancelling' | 'none' }[]>`select dispatch.cancel_turn(${id}) as s`;
+        return c.json({ project_id: id, status: row!.s }, 200);
       },
     );
 }

@@ -228,3 +228,27 @@ begin
                                   coalesce(s.lines_written, 0)::integer, null, '');
   return true;
 end $$;
+
+-- A person stops the project's orchestrator turn (the Stop of a stalled turn in Needs you): journals
+-- turn.cancel_requested and signals the runner that owns the process (LISTEN dispatch_cancel; its
+-- live sessions are keyed by session id too), which stops it: the turn ends cancelled and gives
+-- its messages back, like any turn that did not end clean. 'none' when no turn is open.
+create or replace function dispatch.cancel_turn(project_id uuid) returns text
+  language plpgsql volatile as $$
+declare
+  s dispatch.sessions;
+begin
+  if not exists (select 1 from dispatch.projects p where p.id = cancel_turn.project_id) then
+    raise exception 'no project %', cancel_turn.project_id using errcode = 'P0002';
+  end if;
+  select * into s from dispatch.sessions ss
+   where ss.project_id = cancel_turn.project_id and ss.role = 'orchestrator' and ss.ended_at is null
+   order by ss.created_at desc limit 1;
+  if not found then
+    return 'none';
+  end if;
+  insert into dispatch.events (project_id, session_id, event_type, payload)
+    values (s.project_id, s.id, 'turn.cancel_requested', jsonb_build_object('stalled', s.stalled));
+  perform pg_notify('dispatch_cancel', s.id::text);
+  return 'cancelling';
+end $$;

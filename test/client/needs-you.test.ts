@@ -2,7 +2,7 @@
 // task (a worker's risky tool call), an extraction_failed task (an extractor that answers no JSON),
 // a stalled extractor and a stalled orchestrator turn (the model holds their requests). Each
 // appears in the section, in the header chip and on the app badge, and leaves them when the person
-// (or the model) resolves it: Approve, Retry, the model answering.
+// (or the model) resolves it: Approve, Retry, the model answering, Stop.
 import { randomUUID } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -32,6 +32,8 @@ const scenario: Scenario = {
     { match: 'STALL-ME', steps: [{ text: 'STALL-DONE: three notes.', chunks: 1, delay_ms: 0 }] },
   ],
 };
+// What the next turn answers once the person stopped the stalled one.
+const answered: Scenario = { name: 'needs-you-turn', description: '', conversations: [{ match: 'TURN-STALL', steps: [{ text: 'Planned after the stop.', chunks: 1, delay_ms: 0 }] }] };
 // What the extractor answers once the person retries the task.
 const fixed: Scenario = { name: 'needs-you-retry', description: '', conversations: [{ match: 'NOJSON-DONE', steps: [{ text: handoff('Summarise the logs'), chunks: 1, delay_ms: 0 }] }] };
 
@@ -134,9 +136,19 @@ describe('the Needs you section', () => {
     // The stalled extractor: its model answers, it resumes and ends.
     loop.model.release('extractor');
     await item(`session:${extractor}`).waitFor({ state: 'detached', timeout: 30_000 });
-    // The stalled turn: its model answers, the turn resumes and ends.
-    loop.model.release('turn');
+    // The stalled turn: the person stops it; its message goes back to the next turn, which answers.
+    loop.model.use(answered);
+    await item(`session:${turn}`).locator('button[aria-label="stop the orchestrator turn"]').click();
     await item(`session:${turn}`).waitFor({ state: 'detached', timeout: 30_000 });
+    const [stopped] = await loop.db.sql<{ status: string; stalled: boolean }[]>`select status, stalled from dispatch.sessions where id = ${turn}`;
+    expect(stopped).toEqual({ status: 'cancelled', stalled: false });
+    const returned = await loop.db.sql`select 1 from dispatch.events where session_id = ${turn} and event_type = 'user_message.returned'`;
+    expect(returned).toHaveLength(1);
+    await waitFor(
+      () => loop.db.sql<{ n: number }[]>`select count(*)::int as n from dispatch.sessions where project_id = ${planning} and role = 'orchestrator' and status = 'success'`,
+      (r) => r[0]!.n === 1,
+      { timeout: 60_000, what: 'the next turn to end' },
+    );
 
     for (const t of [gated, failed, counted]) await loop.waitTask(t, 'success', 60_000);
     // What is left is the turn's project loop, which stopped after the turn (it started no work):

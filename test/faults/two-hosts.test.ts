@@ -48,7 +48,8 @@ const workerSessions = (db: TestDb, taskId: string) =>
     select id, host, pid, status, status_reason, spool_path, attempt from dispatch.sessions
      where task_id = ${taskId} and role = 'worker' order by created_at`;
 
-async function submitOnA(h: Hosts): Promise<{ taskId: string; a: Started; b: Started }> {
+/** A task whose worker runs on host A and has printed; `beforeB` runs before host B's runner starts. */
+async function submitOnA(h: Hosts, beforeB?: (taskId: string, a: Started) => Promise<void>): Promise<{ taskId: string; a: Started; b: Started }> {
   const a = h.runner('A');
   await waitFor(() => h.db.sql`select 1 from dispatch.runners where host = 'host-a'`, (r) => r.length === 1, { what: () => `runner A (${a.output()})` });
   const [p] = await h.db.sql<{ id: string }[]>`select dispatch.create_project('two hosts') as id`;
@@ -59,6 +60,7 @@ async function submitOnA(h: Hosts): Promise<{ taskId: string; a: Started; b: Sta
     (n) => n > 100,
     { timeout: 30_000, what: () => `the worker on host A to print (${a.output()})` },
   );
+  await beforeB?.(taskId, a);
   const b = h.runner('B');
   await waitFor(() => h.db.sql`select 1 from dispatch.runners where host = 'host-b'`, (r) => r.length === 1, { what: () => `runner B (${b.output()})` });
   return { taskId, a, b };
@@ -118,12 +120,15 @@ describe('two hosts on one Postgres', () => {
 
   it('with host A never back, the task is retried once, after HOST_LOST_SECONDS of silence from all its runners', async () => {
     const h = await hosts(8, 3000);
-    const { taskId, a, b } = await submitOnA(h);
+    // Host A goes away whole, its runner and its worker, while the worker still prints (killed
+    // before host B's runner starts: on a busy machine that start outlasts the worker's lines).
+    const { taskId, b } = await submitOnA(h, async (taskId, a) => {
+      const [w] = await workerSessions(h.db, taskId);
+      a.child.kill('SIGKILL');
+      process.kill(-w!.pid!, 'SIGKILL');
+      await a.exited;
+    });
     const [s] = await workerSessions(h.db, taskId);
-    // Host A goes away whole: its runner and its worker.
-    a.child.kill('SIGKILL');
-    process.kill(-s!.pid!, 'SIGKILL');
-    await a.exited;
 
     const sessions = await waitFor(
       () => workerSessions(h.db, taskId),

@@ -80,6 +80,12 @@ export class PdNeedsYou extends LitElement {
       return html`<span class="acts">${open}<button @click=${() => void store.retryTask(id).catch((e: Error) => fire(this, 'pd-error', e.message))}
         aria-label="retry the task">Retry</button></span>`;
     }
+    if (it.kind === 'stalled_session' && it.role === 'orchestrator') {
+      const project = it.project_id;
+      // The turn's messages are given back for the next turn, as for any turn that did not end clean.
+      return html`<button @click=${() => void store.cancelTurn(project).catch((e: Error) => fire(this, 'pd-error', e.message))}
+        aria-label="stop the orchestrator turn">Stop</button>`;
+    }
     return html`<button @click=${() => (location.hash = '#/working-set')} aria-label="see why the loop stopped">Why</button>`;
   }
 }

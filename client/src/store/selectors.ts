@@ -90,6 +90,8 @@ export interface NeedsYouItem {
   task_id?: string;
   /** The task's status (task items): an ended one other than gated can be retried. */
   status?: string;
+  /** The stalled session's role (stalled_session items): a turn can be stopped. */
+  role?: string;
   message_id?: string;
 }
 
@@ -113,7 +115,7 @@ export const needsYouOf = memo((m: Model, messages: ReadonlyMap<string, { messag
     items.push({
       key: `session:${s.id}`, kind: 'stalled_session',
       title: `stalled ${s.role === 'orchestrator' ? 'orchestrator turn' : s.role}: ${task ? task.brief : (m.projects.get(s.project_id)?.name ?? 'project')}`,
-      detail: s.status_reason ?? 'no output for the stall threshold', project_id: s.project_id, ...(s.task_id ? { task_id: s.task_id } : {}),
+      detail: s.status_reason ?? 'no output for the stall threshold', project_id: s.project_id, role: s.role, ...(s.task_id ? { task_id: s.task_id } : {}),
     });
   }
   for (const msg of messages.values()) {

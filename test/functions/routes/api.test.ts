@@ -91,12 +91,19 @@ describe('tasks', () => {
     expect((await t.call('POST', `/api/tasks/${task.id}/retry`)).status).toBe(409);
   });
 
+  it('stops a project\'s orchestrator turn: none when no turn is open', async () => {
+    const res = await t.call('POST', `/api/projects/${projectId}/turn/cancel`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ project_id: projectId, status: 'none' });
+  });
+
   it('answers 404 for unknown ids', async () => {
     const id = randomUUID();
     for (const [m, p, b] of [
       ['GET', `/api/tasks/${id}`],
       ['POST', `/api/tasks/${id}/cancel`],
       ['POST', `/api/tasks/${id}/retry`],
+      ['POST', `/api/projects/${id}/turn/cancel`],
       ['POST', '/api/tasks', { project_id: id, brief: 'x' }],
       ['GET', `/api/projects/${id}/state`],
       ['GET', `/api/handoffs?scope=${id}`],
