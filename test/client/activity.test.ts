@@ -54,7 +54,7 @@ describe('the Activity feed', () => {
     // Scrolled to the top, the next older page comes in above.
     await page.locator('pd-activity lit-virtualizer').hover();
     for (let i = 0; i < 4; i++) await page.mouse.wheel(0, -20_000);
-    await page.locator('[data-testid=activity-count]', { hasText: '600 events' }).waitFor({ timeout: 10_000 });
+    await page.locator('[data-testid=activity-count]', { hasText: '600 events' }).waitFor({ timeout: 30_000 });
     expect(errors).toEqual([]);
     await ctx.close();
   });
@@ -86,7 +86,7 @@ describe('notifications', () => {
     await t.db.sql`select dispatch.set_task_status(${task!.id}, 'running', 'started')`;
     await t.db.sql`select dispatch.set_task_status(${task!.id}, 'stalled', 'no output for 120 s')`;
     await t.db.sql`select dispatch.set_task_status(${task!.id}, 'success', 'handoff validated')`;
-    await page.waitForFunction(() => (window as unknown as { __shown: string[] }).__shown.length >= 2, undefined, { timeout: 10_000 });
+    await page.waitForFunction(() => (window as unknown as { __shown: string[] }).__shown.length >= 2, undefined, { timeout: 30_000 });
     expect(await page.evaluate(() => (window as unknown as { __shown: string[] }).__shown)).toEqual([
       'Task stalled: Ship the release notes',
       'Task success: Ship the release notes',

@@ -104,7 +104,7 @@ describe('the live view', () => {
     const scrollTo = async (target: ReturnType<Page['locator']>) => {
       await journal.locator('lit-virtualizer').hover();
       for (let i = 0; i < 40 && !(await target.isVisible()); i++) await page.mouse.wheel(0, -250);
-      await target.waitFor({ timeout: 10_000 });
+      await target.waitFor({ timeout: 30_000 });
     };
     await scrollTo(journal.getByText('<script>window.__xss=4</script>', { exact: false }).first());
     await scrollTo(page.locator('summary', { hasText: 'Tool result' }).first());
@@ -129,7 +129,7 @@ describe('two browsers on one store', () => {
     }
     await a.page.locator('textarea').fill('Please count slowly.');
     await a.page.getByRole('button', { name: 'send message' }).click();
-    for (const { page } of [a, b]) await page.locator('li.user', { hasText: 'Please count slowly.' }).waitFor({ timeout: 10_000 });
+    for (const { page } of [a, b]) await page.locator('li.user', { hasText: 'Please count slowly.' }).waitFor({ timeout: 30_000 });
 
     // While the worker the orchestrator spawned runs, a new message is queued for the next turn.
     await waitFor(
@@ -140,7 +140,7 @@ describe('two browsers on one store', () => {
     await b.page.locator('textarea').fill('Add a fourth number.');
     await b.page.locator('textarea').press('Enter');
     const queued = b.page.locator('li.user', { hasText: 'Add a fourth number.' });
-    await queued.getByText('queued — delivered at next turn').waitFor({ timeout: 10_000 });
+    await queued.getByText('queued — delivered at next turn').waitFor({ timeout: 30_000 });
     await a.page.locator('li.user', { hasText: 'Add a fourth number.' }).waitFor();
     await shot(b.page, 'desktop-chat-queued');
     await queued.getByText('delivered').waitFor({ timeout: 40_000 });
@@ -156,7 +156,7 @@ describe('two browsers on one store', () => {
     for (const { page } of [a, b]) await page.locator(`li[data-task="${task!.id}"]`).waitFor();
     await a.page.locator(`li[data-task="${task!.id}"] button.star`).click();
     for (const { page } of [a, b]) {
-      await page.locator(`li[data-task="${task!.id}"] button.star[aria-pressed="true"]`).waitFor({ timeout: 10_000 });
+      await page.locator(`li[data-task="${task!.id}"] button.star[aria-pressed="true"]`).waitFor({ timeout: 30_000 });
       expect(await text(page, '[data-testid=focused]')).toContain('Slowly count to three.');
     }
     await showView(a.page, 'Working set');

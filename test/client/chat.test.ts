@@ -42,7 +42,7 @@ describe('the chat', () => {
     const ctx = await browser.newContext({ viewport: { width: 390, height: 844 } });
     await ctx.addInitScript((id) => localStorage.setItem('pd.project', id), p!.id);
     const { page } = await open(ctx, `${url}/#/chat`);
-    await expect.poll(() => inView(bubble(page, 'note 399')), { timeout: 10_000 }).toBe(true);
+    await expect.poll(() => inView(bubble(page, 'note 399')), { timeout: 30_000 }).toBe(true);
     // Virtualised: a few dozen bubbles exist, not 400.
     const drawn = await page.locator('pd-chat li.user').count();
     expect(drawn).toBeGreaterThan(3);
@@ -54,7 +54,7 @@ describe('the chat', () => {
     await expect.poll(() => inView(bubble(page, 'note 399'))).toBe(false);
     for (let i = 400; i < 403; i++) await sql`select * from dispatch.post_user_message(${p!.id}, ${`note ${i}`}, ${randomUUID()})`;
     const jump = page.getByTestId('jump-new');
-    await jump.filter({ hasText: '↓ 3 new' }).waitFor({ timeout: 10_000 });
+    await jump.filter({ hasText: '↓ 3 new' }).waitFor({ timeout: 30_000 });
     expect(await inView(bubble(page, 'note 402'))).toBe(false);
     await shot(page, 'phone-chat-new');
     await jump.click();
@@ -72,7 +72,7 @@ describe('the chat', () => {
     await page.locator('textarea').fill('note 404 from the phone');
     await page.getByRole('button', { name: 'send message' }).click();
     await expect.poll(() => inView(bubble(page, 'note 404'))).toBe(true);
-    await bubble(page, 'note 404').and(page.locator('[data-state="pending"]')).waitFor({ timeout: 10_000 });
+    await bubble(page, 'note 404').and(page.locator('[data-state="pending"]')).waitFor({ timeout: 30_000 });
     expect(await jump.count()).toBe(0);
     await ctx.close();
   });

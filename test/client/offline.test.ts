@@ -49,7 +49,7 @@ describe('the connection banner', () => {
     const [later] = await sql<{ id: string }[]>`select dispatch.submit_task(${p!.id}, 'Buy the tickets') as id`;
     await ctx.setOffline(false);
     await banner.waitFor({ state: 'detached', timeout: 20_000 });
-    await page.locator(`li[data-task="${later!.id}"]`).waitFor({ timeout: 10_000 });
+    await page.locator(`li[data-task="${later!.id}"]`).waitFor({ timeout: 30_000 });
 
     // The server stops (the network is fine): the banner says the server cannot be reached.
     await server.close();

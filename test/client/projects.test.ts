@@ -80,7 +80,7 @@ describe('projects and tasks from the phone', () => {
     await card.locator('[data-status="running"], [data-status="success"]').first().waitFor({ timeout: 30_000 });
     await card.locator('[data-status="success"]').waitFor({ timeout: 60_000 });
     await card.locator('button.open').click();
-    await page.locator('pd-task-detail pd-journal-line', { hasText: 'Hello from the worker' }).first().waitFor({ timeout: 10_000 });
+    await page.locator('pd-task-detail pd-journal-line', { hasText: 'Hello from the worker' }).first().waitFor({ timeout: 30_000 });
     await shot(page, 'phone-task-from-phone');
     // The refused repository answered 400 on purpose; a task without a repository has no workspace (404).
     expect(errors.filter((e) => !e.includes('Failed to load resource'))).toEqual([]);

@@ -49,7 +49,7 @@ describe('cost on screen', () => {
 
     // The worker ends, then its extractor: the row, the header and the chart follow with no reload.
     await row.getByTestId('task-cost').getByText('$0.03').waitFor({ timeout: 30_000 });
-    await today.getByText('$0.03').waitFor({ timeout: 10_000 });
+    await today.getByText('$0.03').waitFor({ timeout: 30_000 });
     expect(await today.innerText()).toMatch(/today \$0\.03 · 6\.7 k tokens/);
     const bars = page.locator('pd-usage-chart .bar');
     expect(await bars.count()).toBe(14);
@@ -61,7 +61,7 @@ describe('cost on screen', () => {
     // The task's breakdown: by session and by model.
     await row.locator('button.open').click();
     const breakdown = page.getByTestId('usage-breakdown');
-    await breakdown.waitFor({ timeout: 10_000 });
+    await breakdown.waitFor({ timeout: 30_000 });
     expect(await breakdown.getByTestId('task-total').innerText()).toBe('$0.03');
     expect(await breakdown.locator('tr[data-key="worker"]').innerText()).toMatch(/worker\s+\$0\.01\s+4\.6 k tokens/);
     expect(await breakdown.locator('tr[data-key="extractor"]').innerText()).toMatch(/extractor\s+\$0\.01\s+2\.1 k tokens/);
