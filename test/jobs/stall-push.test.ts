@@ -3,6 +3,7 @@
 // the silent session, and the stall ends (session.resumed) when the model answers after the restart.
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { PushMessage } from '../../core/push.ts';
 import type { Scenario } from '../../fixtures/scripted-model/server.ts';
 import { waitFor } from '../helpers/db.ts';
 import { startLoop, type Loop } from '../helpers/loop.ts';
@@ -22,15 +23,6 @@ const scenario: Scenario = {
     { match: 'EXTRACT-STALL', steps: [{ text: 'The notes say three things.', chunks: 1, delay_ms: 0 }] },
   ],
 };
-
-interface Pushed {
-  title: string;
-  body: string;
-  tag: string;
-  url: string;
-  task_id: string | null;
-  status: string;
-}
 
 let loop: Loop;
 let push: PushService;
@@ -52,7 +44,7 @@ async function subscribe(): Promise<string> {
 }
 
 const pushedFor = async (device: string, sessionId: string) =>
-  ((await push.messages(device)) as string[]).map((m) => JSON.parse(m) as Pushed).filter((m) => m.tag === `session:${sessionId}`);
+  ((await push.messages(device)) as string[]).map((m) => JSON.parse(m) as PushMessage).filter((m) => m.tag === `session:${sessionId}`);
 
 const eventsOfSession = (sessionId: string) =>
   loop.db.sql<{ seq: number; event_type: string }[]>`select seq, event_type from dispatch.events where session_id = ${sessionId} order by seq`;
