@@ -69,7 +69,7 @@ export class UsageState extends EventTarget {
       for (let i = rows.length - 1; i >= 0; i--) {
         const row = rows[i]!;
         if (row.seq <= this.seenSeq) break;
-        if (RELOAD_ON.includes(row.event_type)) fresh = true;
+        if (RELOAD_ON.includes(row.event_type) || this.changesWaiting(row)) fresh = true;
       }
       this.seenSeq = Math.max(this.seenSeq, rows.at(-1)?.seq ?? 0);
       if (fresh) this.soon();
@@ -84,6 +84,17 @@ export class UsageState extends EventTarget {
       clearInterval(poll);
       clearTimeout(this.timer);
     };
+  }
+
+  /**
+   * A task starting or ending its wait for the quota changes the quota's "N tasks waiting": its
+   * status row says so (reason "waiting: rate limited …"), and while the account is limited any
+   * status change may take a task out of the wait.
+   */
+  private changesWaiting(row: { event_type: string; payload: unknown }): boolean {
+    if (row.event_type !== 'task.status_changed') return false;
+    const reason = (row.payload as { reason?: unknown } | null)?.reason;
+    return !!this.quota?.limited || (typeof reason === 'string' && reason.startsWith('waiting: rate limited'));
   }
 
   private soon(): void {
