@@ -46,8 +46,10 @@ export function setup(project: TestProject) {
         }
       }
     }
-    // claude-<uid> and tsx-<uid> are the tools' own per-user folders (kept across runs by design).
-    const left = (fs.existsSync(tmp) ? fs.readdirSync(tmp) : []).filter((n) => !/^(claude|tsx)-\d+$/.test(n));
+    // claude-<uid> and tsx-<uid> are the tools' own per-user folders (kept across runs by design);
+    // .org.chromium.Chromium.* is Chromium's own scratch file, which a closed browser sometimes leaves
+    // (no browser process is left: that is checked above).
+    const left = (fs.existsSync(tmp) ? fs.readdirSync(tmp) : []).filter((n) => !/^(claude|tsx)-\d+$|^\.org\.chromium\.Chromium\./.test(n));
     if (left.length) problems.push(`left in the run's temp folder ${tmp}: ${left.join(', ')}`);
     fs.rmSync(tmp, { recursive: true, force: true });
     if (problems.length) failRun(problems);
