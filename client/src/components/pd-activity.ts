@@ -34,7 +34,7 @@ export class PdActivity extends LitElement {
   }
 
   static override styles = css`
-    :host { display: block; --pd-feed-height: calc(100dvh - 15rem); }
+    :host { display: block; --pd-feed-height: calc(100dvh - var(--pd-header, 10rem) - var(--pd-bottom-bar, 0px) - 2rem); }
     .row { display: grid; grid-template-columns: 4.5rem 10rem 1fr; gap: 0.5rem; width: 100%; box-sizing: border-box; padding: 0.3rem 0.6rem;
       border-bottom: 1px solid var(--pd-line); font-size: 0.82rem; min-height: 1.9rem; align-items: center; }
     .seq { color: var(--pd-muted); font-variant-numeric: tabular-nums; }

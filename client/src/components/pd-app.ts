@@ -155,6 +155,8 @@ export class PdApp extends LitElement {
     window.removeEventListener('offline', this.netChange);
     store.removeEventListener('task-status', this.notify as EventListener);
     store.stop();
+    this._headerSize.disconnect();
+    this._header = null;
   }
 
   private route = () => {
@@ -250,7 +252,7 @@ export class PdApp extends LitElement {
         ${this._narrow ? nothing : html`<nav class="top" aria-label="views"><div role="tablist" aria-label="views">${VIEWS.map(([v, label]) => this.tab(v, label))}</div></nav>`}
       </header>
       ${this._settings ? this.settings() : nothing}
-      <main>${this.panel(project, scope)}${this._task ? nothing : html`<pd-needs-you .project=${scope}></pd-needs-you>`}<pd-gates></pd-gates>${this.view(project, scope)}</main>
+      <main>${this.panel(project, scope)}${this._task ? nothing : html`<pd-needs-you .project=${scope}></pd-needs-you>`}<pd-gates .taskId=${this._task}></pd-gates>${this.view(project, scope)}</main>
       ${this._narrow ? this.bottomBar() : nothing}
       <pd-toast></pd-toast>
     `;
@@ -275,7 +277,23 @@ export class PdApp extends LitElement {
     if (this._unsent && navigator.onLine && store.connection === 'live') this._unsent = false;
   }
 
+  /**
+   * The sticky header's height as --pd-header, so a feed can be exactly as tall as the space between
+   * it and the bottom bar: taller, its newest row and "↓ N new" hid under one of them on a phone.
+   */
+  private _headerSize = new ResizeObserver(([e]) => {
+    const h = `${Math.ceil((e!.target as HTMLElement).offsetHeight)}px`;
+    if (this.style.getPropertyValue('--pd-header') !== h) this.style.setProperty('--pd-header', h);
+  });
+  private _header: Element | null = null;
+
   override updated(): void {
+    const header = this.renderRoot.querySelector('header');
+    if (header !== this._header) {
+      this._headerSize.disconnect();
+      if (header) this._headerSize.observe(header);
+      this._header = header;
+    }
     // What the bottom bar covers, for the views that keep something at the bottom (the chat's composer, toasts).
     const bar = this.renderRoot.querySelector<HTMLElement>('nav.bottom');
     const h = bar ? `${bar.offsetHeight}px` : '';

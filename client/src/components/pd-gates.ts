@@ -10,6 +10,8 @@ import { store } from '../store.ts';
 export class PdGates extends LitElement {
   /** Only the gates of this project (all projects when empty). */
   @property({ attribute: 'project-id' }) projectId = '';
+  /** Only the gates of this task (on a task's own page, where other gates would push it off the screen). */
+  @property({ attribute: 'task-id' }) taskId = '';
   @state() private _busy = new Set<string>();
   @state() private _error = '';
   private _detach: (() => void) | null = null;
@@ -62,7 +64,7 @@ export class PdGates extends LitElement {
   }
 
   override render() {
-    const gates = gatesState.gates.filter((g) => !this.projectId || g.project_id === this.projectId);
+    const gates = gatesState.gates.filter((g) => (!this.projectId || g.project_id === this.projectId) && (!this.taskId || g.task_id === this.taskId));
     if (!gates.length) return this._error ? html`<p class="error" role="alert">${this._error}</p>` : nothing;
     return html`<section aria-label="Needs you">
       <h2>Needs you · ${gates.length} waiting</h2>

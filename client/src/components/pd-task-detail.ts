@@ -50,12 +50,17 @@ export class PdTaskDetail extends LitElement {
     dt { color: var(--pd-muted); }
     dd { margin: 0; overflow-wrap: anywhere; }
     .reason { color: var(--pd-muted); font-size: 0.85rem; }
-    pd-feed { --pd-feed-height: calc(100dvh - 12rem); }
+    /* Exactly the space between the sticky header and the bottom bar (pd-app measures both). */
+    pd-feed { --pd-feed-height: calc(100dvh - var(--pd-header, 10rem) - var(--pd-bottom-bar, 0px) - 2rem); }
     pd-journal-line { padding: 0.35rem 0.6rem; }
   `;
 
+  /** The task whose rows were last asked for (so each task is shown once, however its id arrived). */
+  private _shown = '';
+
   override connectedCallback(): void {
     super.connectedCallback();
+    this._shown = '';
     if (this.task) this.show();
   }
 
@@ -64,11 +69,14 @@ export class PdTaskDetail extends LitElement {
     void store.showTask(null);
   }
 
-  override updated(changed: Map<string, unknown>): void {
-    if (changed.has('task') && changed.get('task') !== undefined && this.task) this.show();
+  // The element is a lazy chunk: the first time a task opens, its id was set before the element was
+  // defined, and reaches it only at its first update (connectedCallback saw no task yet).
+  override updated(): void {
+    if (this.task && this.task !== this._shown) this.show();
   }
 
   private show(): void {
+    this._shown = this.task;
     this._loading = true;
     store
       .showTask(this.task)

@@ -1,0 +1,104 @@
+// What a newcomer met on a phone (390×844) over a lived-in journal, where a task's rows are older
+// than the newest 300 rows the app opens with: the task's journal fills on its first open (the
+// view is a lazy chunk), the task's page shows its own gate and not every other one above it, and
+// the journal fits between the sticky header and the bottom bar so its newest row can be seen.
+import { randomUUID } from 'node:crypto';
+import type { Browser, Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Sql } from '../../core/db/client.ts';
+import { JournalWriter } from '../../jobs/journal-writer.ts';
+import { listen, startTestApp, type TestApp } from '../helpers/app.ts';
+import { launch, open, shot } from '../helpers/browser.ts';
+// @ts-expect-error plain JS module shared with the firehose fake CLI
+import { realisticLine } from '../bench/realistic-lines.mjs';
+
+const line = realisticLine as (i: number) => string;
+const PHONE = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true };
+
+let t: TestApp;
+let url: string;
+let browser: Browser;
+
+async function worker(sql: Sql, project: string, brief: string, lines: number) {
+  const [task] = await sql<{ id: string }[]>`select dispatch.submit_task(${project}, ${brief}) as id`;
+  await sql`select dispatch.set_task_status(${task!.id}, 'running', 'started')`;
+  const [s] = await sql<{ id: string }[]>`insert into dispatch.sessions (project_id, task_id, role, status, started_at) values (${project}, ${task!.id}, 'worker', 'running', now()) returning id`;
+  const w = new JournalWriter(sql, { projectId: project, sessionId: s!.id, taskId: task!.id });
+  for (let i = 0; i < lines; i++) w.push(Buffer.from(line(i)));
+  await w.flush();
+  return { task: task!.id, session: s!.id };
+}
+
+const gate = (sql: Sql, project: string, task: string, session: string, command: string) =>
+  sql<{ id: string }[]>`select (dispatch.open_gate(${project}, ${task}, ${session}, 'tool', 'destructive', 'rule', 'Bash',
+                                                  ${sql.json({ command })}, ${randomUUID()}, 'needs a person')).id as id`;
+
+/**
+ * The open task's feed (pd-app › pd-task-detail › pd-feed): its newest row, whether it holds row
+ * `seq`, whether the list fits between the header and the bottom bar and its newest row is seen.
+ */
+const feedState = (page: Page, seq = 0) =>
+  page.evaluate((seq) => {
+    const app = document.querySelector('pd-app')!.shadowRoot!;
+    const feed = app.querySelector('pd-task-detail')?.shadowRoot?.querySelector('pd-feed') as (HTMLElement & { items: { seq: number }[] }) | null;
+    const header = app.querySelector('header')!.getBoundingClientRect();
+    const bar = app.querySelector('nav.bottom')!.getBoundingClientRect();
+    const newest = feed?.items.at(-1);
+    const row = newest && [...feed!.querySelectorAll<HTMLElement>('pd-journal-line')].find((l) => Number(l.dataset.seq) === newest.seq);
+    const r = row?.getBoundingClientRect();
+    const list = feed?.querySelector('lit-virtualizer')?.getBoundingClientRect();
+    return {
+      fits: !!list && list.top >= header.bottom - 1 && list.bottom <= bar.top + 1,
+      newest: newest?.seq ?? null,
+      holds: !!feed?.items.some((x) => x.seq === seq),
+      onScreen: !!r && r.top >= header.bottom - 1 && r.bottom <= bar.top + 1,
+    };
+  }, seq);
+
+let project: string;
+let big: { task: string; session: string };
+let otherGate: string;
+
+beforeAll(async () => {
+  t = await startTestApp();
+  url = (await listen(t)).url;
+  browser = await launch();
+  const sql = t.db.sql;
+  project = (await sql<{ id: string }[]>`select dispatch.create_project('phone trial') as id`)[0]!.id;
+  const other = (await sql<{ id: string }[]>`select dispatch.create_project('another project') as id`)[0]!.id;
+  big = await worker(sql, project, 'Make the phone view usable on a long task', 1500);
+  // Later work of the same project: the open's newest 300 rows hold none of the big task's.
+  await worker(sql, project, 'Keep the docs in step', 1200);
+  await gate(sql, project, big.task, big.session, 'git push --force origin main');
+  const elsewhere = await worker(sql, other, 'Tidy the other repository', 10);
+  otherGate = (await gate(sql, other, elsewhere.task, elsewhere.session, 'rm -rf /srv/other'))[0]!.id;
+});
+
+describe('a phone on a lived-in journal', () => {
+  it('opens a task whose rows are older than the open’s window at its newest rows, with its own gate only, its journal fitting between the header and the bottom bar', async () => {
+    // Its newest row is the gate's (in the open's window); its newest line of output is not.
+    const [{ top, output } = { top: 0, output: 0 }] = await t.db.sql<{ top: number; output: number }[]>`
+      select max(seq) as top, max(seq) filter (where session_id is not null and line_no is not null and event_type <> 'claude.stream_event') as output
+        from dispatch.events where task_id = ${big.task} and event_type <> 'claude.stream_event'`;
+    const ctx = await browser.newContext(PHONE);
+    await ctx.addInitScript((p) => localStorage.setItem('pd.project', p), project);
+    const { page } = await open(ctx, url);
+    // First open of a task in this page: the task view's chunk is loaded by this very tap.
+    await page.locator(`li[data-task="${big.task}"] button.open`).click();
+    await expect.poll(async () => (await feedState(page, output)).holds, { timeout: 30_000 }).toBe(true);
+    expect((await feedState(page)).newest).toBe(top);
+    expect(await page.locator('pd-task-detail [data-testid=journal] h3').innerText()).toMatch(/newest \d{3}/);
+    // Above the task: its own gate, not the other project's (that one waits on the lists).
+    expect(await page.locator('pd-gates li').allInnerTexts()).toEqual([expect.stringContaining('git push --force origin main')]);
+    // Scrolled down to the journal, as a person does: the whole list fits between the sticky header
+    // and the bottom bar (taller, its newest row or its top hid under one of them), newest row in view.
+    await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
+    await expect.poll(async () => (await feedState(page)).onScreen, { timeout: 30_000 }).toBe(true);
+    expect((await feedState(page)).fits).toBe(true);
+    await shot(page, 'phone-journal-newest');
+    // Back on the list, every open gate is there again.
+    await page.getByRole('button', { name: 'back to tasks' }).click();
+    await page.locator('pd-gates li').nth(1).waitFor();
+    await ctx.close();
+  });
+});
