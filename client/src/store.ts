@@ -75,6 +75,8 @@ export class Store extends EventTarget {
   /** Bumped on every (re)open, so answers of an earlier scope are dropped. */
   private generation = 0;
   private openTask: string | null = null;
+  /** The project whose chat is on screen (its conversation is read again after a reopen). */
+  private openChat: string | null = null;
   private paging = new Set<string>();
   private merged: { a: unknown; m: Map<string, Message> } | null = null;
 
@@ -184,6 +186,8 @@ export class Store extends EventTarget {
       /* the live view still works; the feeds start with the stream */
     });
     if (this.openTask) void this.showTask(this.openTask);
+    // A reopen (a project picked while the chat is on screen) cleared the rows the chat had paged in.
+    if (this.openChat) void this.loadChat(this.openChat).catch(() => {});
   }
 
   /** Live rows from the stream, in seq order: held, then folded into the model. */
@@ -261,11 +265,17 @@ export class Store extends EventTarget {
     if (held < RECENT_ROWS && this.hasOlder(taskId)) await this.loadOlder(taskId);
   }
 
-  /** The person's messages and the orchestrator's words of a project, beyond the recent window. */
+  /**
+   * The person's messages and the orchestrator's words of a project, beyond the recent window; the
+   * project's chat is on screen until closeChat().
+   */
   async loadChat(project: string): Promise<void> {
-    if (!project || !this.loaded || this.paging.has(`chat:${project}`)) return;
-    this.paging.add(`chat:${project}`);
+    this.openChat = project || null;
     const gen = this.generation;
+    // Keyed by the open too: a page of the previous open, still in flight, is dropped when it lands.
+    const key = `chat:${gen}:${project}`;
+    if (!project || !this.loaded || this.paging.has(key)) return;
+    this.paging.add(key);
     const top = this.model.seq + 1;
     try {
       const turns = [...this.model.sessions.values()].filter((s) => s.project_id === project && s.role === 'orchestrator').slice(0, 5);
@@ -274,8 +284,13 @@ export class Store extends EventTarget {
         ...turns.map((s) => this.page(`session=${s.id}&type=claude.assistant&before=${top}&limit=50`, gen)),
       ]);
     } finally {
-      this.paging.delete(`chat:${project}`);
+      this.paging.delete(key);
     }
+  }
+
+  /** The chat left the screen: a reopen does not read its conversation again. */
+  closeChat(): void {
+    this.openChat = null;
   }
 
   /** Sends a message: painted at once, reconciled by message_id, orphaned if no record comes. */

@@ -1,7 +1,9 @@
 // What a newcomer met on a phone (390×844) over a lived-in journal, where a task's rows are older
 // than the newest 300 rows the app opens with: the task's journal fills on its first open (the
-// view is a lazy chunk), the task's page shows its own gate and not every other one above it, and
-// the journal fits between the sticky header and the bottom bar so its newest row can be seen.
+// view is a lazy chunk), the task's page shows its own gate and not every other one above it, the
+// journal fits between the sticky header and the bottom bar so its newest row can be seen, and the
+// chat says which project "All projects" talks to and keeps the orchestrator's words when a project
+// is picked on it.
 import { randomUUID } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -27,6 +29,15 @@ async function worker(sql: Sql, project: string, brief: string, lines: number) {
   for (let i = 0; i < lines; i++) w.push(Buffer.from(line(i)));
   await w.flush();
   return { task: task!.id, session: s!.id };
+}
+
+/** An orchestrator turn of the project that said `text` (journalled through the writer, as a turn's stdout is). */
+async function orchestratorSaid(sql: Sql, project: string, text: string): Promise<string> {
+  const [s] = await sql<{ id: string }[]>`insert into dispatch.sessions (project_id, role, status, started_at) values (${project}, 'orchestrator', 'running', now()) returning id`;
+  const w = new JournalWriter(sql, { projectId: project, sessionId: s!.id });
+  w.push(Buffer.from(JSON.stringify({ type: 'assistant', message: { id: `msg_${randomUUID()}`, role: 'assistant', content: [{ type: 'text', text }] }, session_id: 'orchestrator' })));
+  await w.flush();
+  return s!.id;
 }
 
 const gate = (sql: Sql, project: string, task: string, session: string, command: string) =>
@@ -99,6 +110,35 @@ describe('a phone on a lived-in journal', () => {
     // Back on the list, every open gate is there again.
     await page.getByRole('button', { name: 'back to tasks' }).click();
     await page.locator('pd-gates li').nth(1).waitFor();
+    await ctx.close();
+  });
+
+  it('with All projects picked the chat names the project it talks to, and picking a project there keeps its orchestrator’s words', async () => {
+    const sql = t.db.sql;
+    const [a] = await sql<{ id: string }[]>`select dispatch.create_project('chat first') as id`;
+    await orchestratorSaid(sql, a!.id, 'I will split the work in two and start with the parser.');
+    // The newest project (the one "All projects" chats with), then enough rows to push those words
+    // out of the open's window.
+    const [b] = await sql<{ id: string }[]>`select dispatch.create_project('chat newest') as id`;
+    await orchestratorSaid(sql, b!.id, 'Nothing to do here yet.');
+    await worker(sql, a!.id, 'Write the parser', 1200);
+
+    // No service worker: page.route below must see the app's requests.
+    const ctx = await browser.newContext({ ...PHONE, serviceWorkers: 'block' });
+    const { page } = await open(ctx, `${url}/#/chat`);
+    await expect.poll(() => page.getByTestId('whose').innerText().catch(() => ''), { timeout: 30_000 }).toMatch(/^chat newest/);
+    await page.locator('pd-chat li.orchestrator', { hasText: 'Nothing to do here yet.' }).waitFor({ timeout: 30_000 });
+    await shot(page, 'phone-chat-all-projects');
+
+    // On a slow network the new snapshot comes after the chat's own pages of the picked project (the
+    // chat asks for them as soon as the project changes): what the reopen clears must come back.
+    await page.route('**/api/state', (route) => void setTimeout(() => void route.continue(), 1000));
+    // The reopen is over when the picked project's window of recent rows is in.
+    const reopened = page.waitForResponse((r) => r.url().includes('/api/events?before=') && r.url().includes(`project=${a!.id}`));
+    await page.getByLabel('project', { exact: true }).selectOption({ label: 'chat first' });
+    await reopened;
+    await page.locator('pd-chat li.orchestrator', { hasText: 'start with the parser' }).waitFor({ timeout: 30_000 });
+    expect(await page.getByTestId('whose').count()).toBe(0);
     await ctx.close();
   });
 });

@@ -104,6 +104,8 @@ export class PdApp extends LitElement {
     .tools { display: flex; gap: 0.5rem; justify-content: flex-end; margin-bottom: 0.6rem; }
     .tools button { min-height: 44px; padding: 0 0.9rem; border-radius: 10px; border: 1px solid var(--pd-line); background: var(--pd-card); color: var(--pd-fg); font: inherit; font-weight: 700; cursor: pointer; }
     pd-project-form, pd-new-task { margin-bottom: 0.75rem; }
+    .whose { margin: 0 0 0.5rem; font-weight: 700; overflow-wrap: anywhere; }
+    .whose span { font-weight: 400; color: var(--pd-muted); }
     main { padding: 0.75rem; padding-bottom: calc(0.75rem + var(--pd-bottom-bar, 0px)); flex: 1; max-width: 60rem; width: 100%; box-sizing: border-box; margin: 0 auto; }
     form.settings { background: var(--pd-card); border-bottom: 1px solid var(--pd-line); padding: 0.6rem 0.75rem; display: grid; gap: 0.5rem; }
     form.settings fieldset { border: none; margin: 0; padding: 0; display: grid; gap: 0.35rem; }
@@ -347,13 +349,13 @@ export class PdApp extends LitElement {
     switch (this._view) {
       case 'chat':
         this.need('pd-chat');
-        return html`<pd-chat .project=${project}></pd-chat>`;
+        return html`${this.whose(project, scope)}<pd-chat .project=${project}></pd-chat>`;
       case 'activity':
         this.need('pd-activity');
         return html`<pd-activity .project=${scope}></pd-activity>`;
       case 'working-set':
         this.need('pd-working-set');
-        return html`<pd-working-set .project=${project}></pd-working-set>`;
+        return html`${this.whose(project, scope)}<pd-working-set .project=${project}></pd-working-set>`;
       case 'timeline':
         this.need('pd-timeline');
         return html`<pd-timeline .project=${scope}></pd-timeline>`;
@@ -367,6 +369,15 @@ export class PdApp extends LitElement {
           </div>
           <pd-task-list .project=${scope}></pd-task-list>`;
     }
+  }
+
+  /**
+   * Chat and Working set are one project's: with "All projects" picked they show the newest one, so
+   * they say which (a message sent there goes to that project's orchestrator).
+   */
+  private whose(project: string, scope: string) {
+    if (scope || store.projects.size < 2 || !project) return nothing;
+    return html`<p class="whose" data-testid="whose">${store.projects.get(project)?.name ?? ''} <span>— the newest project; pick another in the menu above</span></p>`;
   }
 
   private panel(project: string, scope: string) {

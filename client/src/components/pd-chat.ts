@@ -52,6 +52,7 @@ export class PdChat extends LitElement {
     super.disconnectedCallback();
     window.removeEventListener('resize', this.fit);
     this._resize.disconnect();
+    store.closeChat();
   }
 
   /** The conversation takes the height left under what is above it and over the composer, so the newest message is on screen. */
