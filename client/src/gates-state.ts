@@ -10,6 +10,8 @@ export type { Gate };
 export class GatesState extends EventTarget {
   gates: Gate[] = [];
   error: string | null = null;
+  /** Successful loads so far: an error shown before the latest one is out of date. */
+  loaded = 0;
   private seenSeq = 0;
   private loading: Promise<void> | null = null;
   private again = false;
@@ -18,8 +20,19 @@ export class GatesState extends EventTarget {
   /** Follows the store's rows: any gate event reloads the list. */
   attach(store: Store): () => void {
     this.store = store;
+    // Back from a lost connection (offline, server restart): gates may have been decided elsewhere
+    // meanwhile, and an error taken while away is out of date, so the list is read again.
+    let wasLive = false;
+    let lost = false;
     const onChange = () => {
       let fresh = false;
+      const live = store.connection === 'live';
+      if (wasLive && !live) lost = true;
+      if (live && lost) {
+        lost = false;
+        fresh = true;
+      }
+      wasLive = live;
       for (let i = store.events.length - 1; i >= 0; i--) {
         const row = store.events[i]!;
         if (row.seq <= this.seenSeq) break;
@@ -49,6 +62,7 @@ export class GatesState extends EventTarget {
         const r = await api(GateListSchema, '/api/gates?status=open');
         this.gates = r.gates;
         this.error = null;
+        this.loaded++;
       } catch (err) {
         this.error = (err as Error).message;
       } finally {

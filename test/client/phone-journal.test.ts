@@ -1,9 +1,9 @@
 // What a newcomer met on a phone (390×844) over a lived-in journal, where a task's rows are older
 // than the newest 300 rows the app opens with: the task's journal fills on its first open (the
 // view is a lazy chunk), the task's page shows its own gate and not every other one above it, the
-// journal fits between the sticky header and the bottom bar so its newest row can be seen, and the
-// chat says which project "All projects" talks to and keeps the orchestrator's words when a project
-// is picked on it.
+// journal fits between the sticky header and the bottom bar so its newest row can be seen, the chat
+// says which project "All projects" talks to and keeps the orchestrator's words when a project is
+// picked on it, and a gate's "cannot be reached" goes once the phone is back online.
 import { randomUUID } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -96,7 +96,7 @@ describe('a phone on a lived-in journal', () => {
     const { page } = await open(ctx, url);
     // First open of a task in this page: the task view's chunk is loaded by this very tap.
     await page.locator(`li[data-task="${big.task}"] button.open`).click();
-    await expect.poll(async () => (await feedState(page, output)).holds, { timeout: 30_000 }).toBe(true);
+    await expect.poll(async () => (await feedState(page, output)).holds, { timeout: 30_000, message: 'the journal holds the task’s newest output' }).toBe(true);
     expect((await feedState(page)).newest).toBe(top);
     expect(await page.locator('pd-task-detail [data-testid=journal] h3').innerText()).toMatch(/newest \d{3}/);
     // Above the task: its own gate, not the other project's (that one waits on the lists).
@@ -104,7 +104,7 @@ describe('a phone on a lived-in journal', () => {
     // Scrolled down to the journal, as a person does: the whole list fits between the sticky header
     // and the bottom bar (taller, its newest row or its top hid under one of them), newest row in view.
     await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
-    await expect.poll(async () => (await feedState(page)).onScreen, { timeout: 30_000 }).toBe(true);
+    await expect.poll(async () => (await feedState(page)).onScreen, { timeout: 30_000, message: 'the newest row is on screen' }).toBe(true);
     expect((await feedState(page)).fits).toBe(true);
     await shot(page, 'phone-journal-newest');
     // Back on the list, every open gate is there again.
@@ -139,6 +139,30 @@ describe('a phone on a lived-in journal', () => {
     await reopened;
     await page.locator('pd-chat li.orchestrator', { hasText: 'start with the parser' }).waitFor({ timeout: 30_000 });
     expect(await page.getByTestId('whose').count()).toBe(0);
+    await ctx.close();
+  });
+
+  it('a gate tapped while offline says the server cannot be reached, and says nothing stale once the phone is back', async () => {
+    const ctx = await browser.newContext(PHONE);
+    const { page } = await open(ctx, url);
+    const item = page.locator(`pd-gates li[data-gate="${otherGate}"]`);
+    await item.waitFor({ timeout: 30_000 });
+    await ctx.setOffline(true);
+    await page.getByTestId('connection').and(page.locator('[data-state="offline"]')).waitFor();
+    await item.locator('button.approve').click();
+    const error = page.locator('pd-gates .error');
+    await error.waitFor();
+    expect(await error.innerText()).toMatch(/cannot be reached/);
+    expect(await item.count()).toBe(1);
+
+    await ctx.setOffline(false);
+    await page.getByTestId('connection').waitFor({ state: 'detached', timeout: 30_000 });
+    await error.waitFor({ state: 'detached', timeout: 30_000 });
+    // Still undecided on the server, and decided with the next tap.
+    await item.locator('button.approve').click();
+    await item.waitFor({ state: 'detached', timeout: 30_000 });
+    const [g] = await t.db.sql<{ status: string }[]>`select status from dispatch.gates where id = ${otherGate}`;
+    expect(g!.status).toBe('approved');
     await ctx.close();
   });
 });

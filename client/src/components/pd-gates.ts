@@ -14,6 +14,8 @@ export class PdGates extends LitElement {
   @property({ attribute: 'task-id' }) taskId = '';
   @state() private _busy = new Set<string>();
   @state() private _error = '';
+  /** The list's load count when the error was taken: a later load (back online) clears it. */
+  private _errorAt = -1;
   private _detach: (() => void) | null = null;
   private readonly _onChange = () => this.requestUpdate();
 
@@ -56,6 +58,7 @@ export class PdGates extends LitElement {
       this._error = '';
     } catch (err) {
       this._error = (err as Error).message;
+      this._errorAt = gatesState.loaded;
     } finally {
       const next = new Set(this._busy);
       next.delete(g.id);
@@ -64,11 +67,12 @@ export class PdGates extends LitElement {
   }
 
   override render() {
+    const error = gatesState.loaded === this._errorAt ? this._error : '';
     const gates = gatesState.gates.filter((g) => (!this.projectId || g.project_id === this.projectId) && (!this.taskId || g.task_id === this.taskId));
-    if (!gates.length) return this._error ? html`<p class="error" role="alert">${this._error}</p>` : nothing;
+    if (!gates.length) return error ? html`<p class="error" role="alert">${error}</p>` : nothing;
     return html`<section aria-label="Needs you">
       <h2>Needs you · ${gates.length} waiting</h2>
-      ${this._error ? html`<p class="error" role="alert">${this._error}</p>` : nothing}
+      ${error ? html`<p class="error" role="alert">${error}</p>` : nothing}
       <ul>
         ${gates.map(
           (g) => html`<li data-gate=${g.id}>
