@@ -15,17 +15,12 @@ import type { Logger } from '../../core/log.ts';
 import { startRunner } from '../../jobs/runner.ts';
 import { GATE_HOOK } from '../../jobs/substrate/claude.ts';
 import { startScriptedModel } from '../../fixtures/scripted-model/server.ts';
+import { pct, r1, spread, type Print } from './stats.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {} };
-type Print = (name: string, figures: Record<string, unknown>) => void;
 
-function pct(xs: number[], p: number): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? NaN;
-}
-const r1 = (x: number) => Math.round(x * 10) / 10;
-const stats = (xs: number[]) => ({ p50: r1(pct(xs, 50)), p99: r1(pct(xs, 99)), max: r1(Math.max(...xs)), n: xs.length });
+const stats = spread;
 
 async function serve(url: string, dataDir: string): Promise<{ url: string; child: ChildProcess }> {
   const port = await freePort();
