@@ -18,12 +18,12 @@ import { JournalHub } from '../../functions/stream/hub.ts';
 import { JournalWriter } from '../../jobs/journal-writer.ts';
 import { fillBigJournal } from '../helpers/big-journal.ts';
 import { resolveChromium } from '../helpers/chromium.ts';
+import type { Print } from './stats.ts';
 
 const OPENS = Math.max(1, Number(process.env.BENCH_CLIENT_OPENS ?? 5));
 const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-sync', '--enable-precise-memory-info'];
 
-type Print = (name: string, figures: Record<string, unknown>) => void;
 
 /**
  * Watches, inside the page, for the first frame in which every one of the given tasks is on screen,

@@ -15,17 +15,13 @@ import type { Logger } from '../../core/log.ts';
 import { startRunner } from '../../jobs/runner.ts';
 import { GATE_HOOK } from '../../jobs/substrate/claude.ts';
 import { startScriptedModel } from '../../fixtures/scripted-model/server.ts';
+import { pct, r1, spread, type Print } from './stats.ts';
+import { processesWith } from '../helpers/marked-processes.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {} };
-type Print = (name: string, figures: Record<string, unknown>) => void;
 
-function pct(xs: number[], p: number): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? NaN;
-}
-const r1 = (x: number) => Math.round(x * 10) / 10;
-const stats = (xs: number[]) => ({ p50: r1(pct(xs, 50)), p99: r1(pct(xs, 99)), max: r1(Math.max(...xs)), n: xs.length });
+const stats = spread;
 
 async function serve(url: string, dataDir: string): Promise<{ url: string; child: ChildProcess }> {
   const port = await freePort();
@@ -159,17 +155,3 @@ async function gatedHoldsNothing(sql: Sql, url: string, serverUrl: string, dataD
   }
 }
 
-function processesWith(marker: string): number[] {
-  const found: number[] = [];
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
-    try {
-      const env = fs.readFileSync(`/proc/${entry}/environ`, 'latin1');
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'latin1');
-      if (env.includes(`PD_TEST_MARKER=${marker}`) && !/\) Z /.test(stat)) found.push(Number(entry));
-    } catch {
-      /* gone or not ours */
-    }
-  }
-  return found;
-}

@@ -12,13 +12,13 @@ import { startRunner } from '../../jobs/runner.ts';
 import { defaultSubstrate } from '../../jobs/substrate/index.ts';
 // @ts-expect-error plain JS module shared with the firehose fake CLI
 import { realisticLine } from './realistic-lines.mjs';
+import type { Print } from './stats.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const FIREHOSE = path.join(root, 'test/fakes/firehose.mjs');
 const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 const line = realisticLine as (i: number, extra?: Record<string, unknown>) => string;
 
-type Print = (name: string, figures: Record<string, unknown>) => void;
 const r2 = (x: number) => Math.round(x * 100) / 100;
 
 async function newSession(sql: Sql, name: string) {

@@ -19,7 +19,7 @@ function report() {
   if (done) return;
   done = true;
   latencies.sort((a, b) => a - b);
-  const q = (p) => (latencies.length ? latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] : null);
+  const q = (p) => (latencies.length ? latencies[Math.max(0, Math.ceil((p / 100) * latencies.length) - 1)] : null);
   process.stdout.write(JSON.stringify({ clients: n, connected, counts_min: counts.reduce((m, c) => Math.min(m, c), Infinity), counts_max: counts.reduce((m, c) => Math.max(m, c), 0), received: counts.reduce((a, b) => a + b, 0), first_at: firstAt, last_at: lastAt, latency_ms: { p50: q(50), p99: q(99), n: latencies.length, clients_measured: measured } }) + '\n');
   process.exit(0);
 }

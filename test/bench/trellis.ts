@@ -2,11 +2,9 @@
 // "unavailable" answer when Trellis hangs (the 1 s budget) or is down (connection refused).
 import { startTrellis } from '../../fixtures/trellis/server.ts';
 import { readLiveThread, readTrellis } from '../../core/trellis.ts';
+import { pct, r1, type Print } from './stats.ts';
 
-type Print = (name: string, figures: Record<string, unknown>) => void;
 
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))] ?? NaN;
-const r1 = (x: number) => Math.round(x * 10) / 10;
 
 async function time(n: number, fn: () => Promise<unknown>): Promise<{ p50_ms: number; p99_ms: number; max_ms: number; n: number }> {
   const ms: number[] = [];

@@ -3,14 +3,9 @@
 // rollup, kept by the trigger) in batches.
 import type { Sql } from '../../core/db/client.ts';
 import { loadSessions } from '../helpers/usage-data.ts';
+import { pct, r2, type Print } from './stats.ts';
 
-type Print = (name: string, figures: Record<string, unknown>) => void;
 
-function pct(xs: number[], p: number): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? NaN;
-}
-const r2 = (x: number) => Math.round(x * 100) / 100;
 
 export async function benchUsage(sql: Sql, print: Print, sessions = Number(process.env.BENCH_USAGE_SESSIONS ?? 1_000_000)): Promise<void> {
   const projects: string[] = [];

@@ -12,17 +12,12 @@ import type { JobContext } from '../../jobs/context.ts';
 import { loadTask, projectConfig } from '../../jobs/tasks/shared.ts';
 import { PATCH_LIMIT } from '../../jobs/workspace/change.ts';
 import { finishWorkspace, prepareWorkspace } from '../../jobs/workspace/worktree.ts';
+import { pct, r1, type Print } from './stats.ts';
 
-type Print = (name: string, figures: Record<string, unknown>) => void;
 const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 const FILES = 10_000;
 const RUNS = 40;
 
-function pct(xs: number[], p: number): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? NaN;
-}
-const r1 = (x: number) => Math.round(x * 10) / 10;
 
 export async function workspacesBench(sql: Sql, dataDir: string, print: Print): Promise<void> {
   const repo = path.join(dataDir, 'bench-repo');

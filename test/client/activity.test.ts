@@ -1,19 +1,15 @@
 // The Activity feed holds a hundred thousand rows and still renders only what is on screen;
 // notifications fire for a hidden page; a message that never reached the server is marked orphaned
 // and can be retried.
-import type { Browser } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { listen, startTestApp, type TestApp } from '../helpers/app.ts';
-import { launch, open, shot } from '../helpers/browser.ts';
+import { listen, startTestApp } from '../helpers/app.ts';
+import { startBrowserApp, type BrowserApp } from '../helpers/browser-app.ts';
+import { open, shot } from '../helpers/browser.ts';
 import { waitFor } from '../helpers/db.ts';
 
-let t: TestApp;
-let url: string;
-let browser: Browser;
+let t: BrowserApp;
 beforeAll(async () => {
-  t = await startTestApp();
-  url = (await listen(t)).url;
-  browser = await launch();
+  t = await startBrowserApp();
 });
 
 
@@ -30,13 +26,13 @@ describe('the Activity feed', () => {
     const [{ top } = { top: 0 }] = await t.db.sql<{ top: number }[]>`select max(seq) as top from dispatch.events`;
     // The hub frames the 100 000 new rows for live clients first; the later tests need it caught up.
     await waitFor(() => t.hub.head, (h) => h >= top, { timeout: 60_000, what: 'the hub to read the inserted rows' });
-    const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const ctx = await t.browser.newContext({ viewport: { width: 1280, height: 800 } });
     const page = await ctx.newPage();
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(String(e)));
     const pages: string[] = [];
     page.on('request', (r) => void (r.url().includes('/api/events') && pages.push(r.url())));
-    await page.goto(`${url}/#/activity`);
+    await page.goto(`${t.url}/#/activity`);
     // Functions, not strings: the page's CSP forbids evaluating strings.
     await page.waitForFunction(
       (seq) => !!document.querySelector('pd-app')?.shadowRoot?.querySelector('pd-activity')?.shadowRoot?.querySelector(`.row[data-seq="${seq}"]`),
@@ -62,8 +58,8 @@ describe('the Activity feed', () => {
 
 describe('notifications', () => {
   it('raise a system notification for a finished or stalled task while the page is hidden', async () => {
-    const ctx = await browser.newContext();
-    await ctx.grantPermissions(['notifications'], { origin: url });
+    const ctx = await t.browser.newContext();
+    await ctx.grantPermissions(['notifications'], { origin: t.url });
     // Headless pages are never hidden and show no notifications: record instead of showing.
     await ctx.addInitScript(() => {
       const w = window as unknown as { __shown: string[]; __hidden: boolean };
@@ -79,7 +75,7 @@ describe('notifications', () => {
       }
       (window as unknown as { Notification: unknown }).Notification = Recorder;
     });
-    const { page } = await open(ctx, url);
+    const { page } = await open(ctx, t.url);
     await page.getByTestId('empty-tasks').or(page.locator('pd-task-list')).first().waitFor();
     const [p] = await t.db.sql<{ id: string }[]>`select dispatch.create_project('notify me') as id`;
     const [task] = await t.db.sql<{ id: string }[]>`select dispatch.submit_task(${p!.id}, 'Ship the release notes') as id`;
@@ -100,7 +96,7 @@ describe('a message the server never recorded', () => {
     let server = await listen(app2);
     const port = Number(new URL(server.url).port); // the retry must find the server back on it
     const [p] = await t.db.sql<{ id: string }[]>`select dispatch.create_project('orphans') as id`;
-    const { page } = await open(await browser.newContext(), `http://127.0.0.1:${port}/#/chat`);
+    const { page } = await open(await t.browser.newContext(), `http://127.0.0.1:${port}/#/chat`);
     await page.locator('select#project').selectOption(p!.id);
     await server.close();
     await page.locator('textarea').fill('Are you there?');

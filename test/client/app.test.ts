@@ -1,11 +1,12 @@
 // The client in a real browser (Debian chromium via playwright-core) against a real server,
 // Postgres and the real CLI with the scripted model.
 import { randomUUID } from 'node:crypto';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Scenario } from '../../fixtures/scripted-model/server.ts';
 import { listen, startTestApp } from '../helpers/app.ts';
-import { launch, open, shot, showView } from '../helpers/browser.ts';
+import { startBrowserApp, type BrowserApp } from '../helpers/browser-app.ts';
+import { open, shot, showView } from '../helpers/browser.ts';
 import { waitFor } from '../helpers/db.ts';
 import { startLoop, type Loop } from '../helpers/loop.ts';
 
@@ -34,18 +35,12 @@ const scenario: Scenario = {
 };
 
 let loop: Loop;
-let browser: Browser;
-let port: number;
-let url: string;
-let restartable: { url: string; close(): Promise<void> };
+let t: BrowserApp;
 
 beforeAll(async () => {
   loop = await startLoop({ scenarios: [scenario], serve: true, env: { STALL_SECONDS: '2' } });
-  // The page talks to a server of its own that the restart test can kill and bring back.
-  restartable = await listen(await startTestApp({}, loop.db));
-  url = restartable.url;
-  port = Number(new URL(url).port); // a restarted server comes back on it
-  browser = await launch();
+  // The page talks to a server of its own that the restart test can kill and bring back (on t.port).
+  t = await startBrowserApp({ db: loop.db });
 });
 
 const text = (page: Page, sel: string) => page.locator(sel).first().innerText();
@@ -57,8 +52,8 @@ async function newProject(name: string, config: object = {}): Promise<string> {
 
 describe('the live view', () => {
   it('starts empty but live, then shows a task submitted from psql running with a ticking duration, to success, with no reload', async () => {
-    const ctx = await browser.newContext({ viewport: { width: 390, height: 844 } });
-    const { page, errors } = await open(ctx, url);
+    const ctx = await t.browser.newContext({ viewport: { width: 390, height: 844 } });
+    const { page, errors } = await open(ctx, t.url);
     await page.getByTestId('empty-tasks').waitFor();
     const project = await newProject('greetings', { allowed_tools: [] });
     const taskId = await loop.submit(project, 'Greet the team slowly.');
@@ -80,8 +75,8 @@ describe('the live view', () => {
   });
 
   it('shows a stalled worker as stalled, without reading text', async () => {
-    const ctx = await browser.newContext();
-    const { page } = await open(ctx, url);
+    const ctx = await t.browser.newContext();
+    const { page } = await open(ctx, t.url);
     const project = await newProject('stall watch');
     const taskId = await loop.submit(project, 'Never answer me.');
     await page.locator(`li[data-task="${taskId}"][data-status="stalled"]`).waitFor({ timeout: 20_000 });
@@ -93,8 +88,8 @@ describe('the live view', () => {
   });
 
   it('keeps worker output inert: HTML and script are shown as text and never run', async () => {
-    const ctx = await browser.newContext();
-    const { page, errors, dialogs } = await open(ctx, url);
+    const ctx = await t.browser.newContext();
+    const { page, errors, dialogs } = await open(ctx, t.url);
     const project = await newProject('html output', { allowed_tools: ['Bash'] });
     const taskId = await loop.submit(project, 'Print some HTML for me.');
     await loop.waitTask(taskId, 'success');
@@ -122,8 +117,8 @@ describe('the live view', () => {
 describe('two browsers on one store', () => {
   it('show the same tasks, messages and focus; a message sent in one appears in both; focus is one click', async () => {
     const project = await newProject('shared view');
-    const a = await open(await browser.newContext({ viewport: { width: 390, height: 844 } }), `${url}/#/chat`);
-    const b = await open(await browser.newContext({ viewport: { width: 1280, height: 800 } }), `${url}/#/chat`);
+    const a = await open(await t.browser.newContext({ viewport: { width: 390, height: 844 } }), `${t.url}/#/chat`);
+    const b = await open(await t.browser.newContext({ viewport: { width: 1280, height: 800 } }), `${t.url}/#/chat`);
     for (const { page } of [a, b]) {
       await page.locator('select#project').selectOption(project);
     }
@@ -172,17 +167,17 @@ describe('two browsers on one store', () => {
 
 describe('a server restart', () => {
   it('shows reconnecting, then catches up with nothing missing or doubled', async () => {
-    const { page, errors } = await open(await browser.newContext(), `${url}/#/activity`);
+    const { page, errors } = await open(await t.browser.newContext(), `${t.url}/#/activity`);
     const project = await newProject('restart');
     await page.getByTestId('activity-count').waitFor();
-    await restartable.close();
+    await t.server.close();
     await page.locator('[data-testid=connection][data-state="reconnecting"]').waitFor({ timeout: 15_000 });
     await shot(page, 'desktop-reconnecting');
     // Work goes on while the server is down.
     for (let i = 0; i < 5; i++) {
       await loop.db.sql`select * from dispatch.post_user_message(${project}, ${`note ${i}`}, ${randomUUID()})`;
     }
-    restartable = await listen(await startTestApp({}, loop.db), port);
+    await listen(await startTestApp({}, loop.db), t.port);
     await page.locator('[data-testid=connection]').waitFor({ state: 'detached', timeout: 20_000 });
     // Work may still be landing: compare the page with the journal until they agree.
     // The page holds the journal from its floor on (the recent window, then everything live).

@@ -2,18 +2,14 @@
 // is at the bottom and stays in view as messages arrive, scrolling up holds the view still and
 // counts what arrived ("↓ N new" jumps back), and Send always scrolls to the new message.
 import { randomUUID } from 'node:crypto';
-import type { Browser, Locator, Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { listen, startTestApp, type TestApp } from '../helpers/app.ts';
-import { launch, open, shot } from '../helpers/browser.ts';
+import { startBrowserApp, type BrowserApp } from '../helpers/browser-app.ts';
+import { open, shot } from '../helpers/browser.ts';
 
-let t: TestApp;
-let url: string;
-let browser: Browser;
+let t: BrowserApp;
 beforeAll(async () => {
-  t = await startTestApp();
-  url = (await listen(t)).url;
-  browser = await launch();
+  t = await startBrowserApp();
 });
 
 /** Whether the element is on screen, inside its scrolling list (an IntersectionObserver's answer). */
@@ -39,9 +35,9 @@ describe('the chat', () => {
     const [p] = await sql<{ id: string }[]>`select dispatch.create_project('long talk') as id`;
     for (let i = 0; i < 400; i++) await sql`select * from dispatch.post_user_message(${p!.id}, ${`note ${i}`}, ${randomUUID()})`;
 
-    const ctx = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    const ctx = await t.browser.newContext({ viewport: { width: 390, height: 844 } });
     await ctx.addInitScript((id) => localStorage.setItem('pd.project', id), p!.id);
-    const { page } = await open(ctx, `${url}/#/chat`);
+    const { page } = await open(ctx, `${t.url}/#/chat`);
     await expect.poll(() => inView(bubble(page, 'note 399')), { timeout: 30_000 }).toBe(true);
     // Virtualised: a few dozen bubbles exist, not 400.
     const drawn = await page.locator('pd-chat li.user').count();

@@ -1,21 +1,17 @@
 // Client crashes in a real browser: an error thrown in the page is journalled once as client.error
 // with the app version and the view; an unhandled rejection too; the Health view shows the day's
 // counts.
-import type { Browser } from 'playwright-core';
 import fs from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { listen, startTestApp, type TestApp } from '../helpers/app.ts';
-import { launch, open, shot } from '../helpers/browser.ts';
+import { listen, startTestApp } from '../helpers/app.ts';
+import { startBrowserApp, type BrowserApp } from '../helpers/browser-app.ts';
+import { open, shot } from '../helpers/browser.ts';
 import { waitFor } from '../helpers/db.ts';
 import { repoRoot } from '../helpers/process.ts';
 
-let t: TestApp;
-let url: string;
-let browser: Browser;
+let t: BrowserApp;
 beforeAll(async () => {
-  t = await startTestApp();
-  url = (await listen(t)).url;
-  browser = await launch();
+  t = await startBrowserApp();
 });
 
 const version = (JSON.parse(fs.readFileSync(`${repoRoot}/package.json`, 'utf8')) as { version: string }).version;
@@ -25,7 +21,7 @@ const crashes = () =>
 
 describe('client crash reports', () => {
   it('a thrown error in the page is journalled once, with the app version and the view; so is an unhandled rejection', async () => {
-    const { page, errors } = await open(await browser.newContext({ viewport: { width: 390, height: 844 } }), `${url}/#/activity`, { allowErrors: true });
+    const { page, errors } = await open(await t.browser.newContext({ viewport: { width: 390, height: 844 } }), `${t.url}/#/activity`, { allowErrors: true });
     await page.locator('pd-activity').waitFor();
     // The browser's ResizeObserver loop notice is not a crash.
     await page.evaluate(() => window.dispatchEvent(new ErrorEvent('error', { message: 'ResizeObserver loop completed with undelivered notifications.' })));
@@ -61,7 +57,7 @@ describe('client crash reports', () => {
   it('an event stream that fails to reconnect 5 times in a row is reported once the server is back', async () => {
     let server = await listen(await startTestApp({}, t.db));
     const port = Number(new URL(server.url).port); // the page must find the server back on it
-    const { page } = await open(await browser.newContext(), `http://127.0.0.1:${port}/#/tasks`);
+    const { page } = await open(await t.browser.newContext(), `http://127.0.0.1:${port}/#/tasks`);
     await page.locator('pd-task-list').waitFor();
     const before = (await crashes()).length;
     await server.close();

@@ -1,18 +1,13 @@
 // The star on a task card toggles focus: one tap focuses the task everywhere, a second tap clears
 // that focus; neither touches the task's "active … ago" time.
-import type { Browser } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { listen, startTestApp, type TestApp } from '../helpers/app.ts';
-import { launch, open } from '../helpers/browser.ts';
+import { startBrowserApp, type BrowserApp } from '../helpers/browser-app.ts';
+import { open } from '../helpers/browser.ts';
 import { waitFor } from '../helpers/db.ts';
 
-let t: TestApp;
-let url: string;
-let browser: Browser;
+let t: BrowserApp;
 beforeAll(async () => {
-  t = await startTestApp();
-  url = (await listen(t)).url;
-  browser = await launch();
+  t = await startBrowserApp();
 });
 
 describe('the star', () => {
@@ -24,8 +19,8 @@ describe('the star', () => {
     // Last active three hours ago: a focus switch written now must not make it "active 0s ago".
     await sql`update dispatch.tasks set last_activity_at = now() - interval '3 hours' where id = ${task!.id}`;
 
-    const ctx = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
-    const { page } = await open(ctx, url);
+    const ctx = await t.browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+    const { page } = await open(ctx, t.url);
     const card = page.locator(`li[data-task="${task!.id}"]`);
     const active = card.getByText(/^active /);
     await expect.poll(() => active.innerText()).toMatch(/^active 3h 0\dm ago$/);

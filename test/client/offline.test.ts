@@ -2,21 +2,15 @@
 // (navigator.onLine, context.setOffline), "Cannot reach the server" when the server is down (the
 // event stream's state) — actions that fail meanwhile add one line to it instead of stacking error
 // toasts, and the banner goes once the stream is live again, with the view caught up.
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { listen, startTestApp, type TestApp } from '../helpers/app.ts';
-import { launch, open, shot } from '../helpers/browser.ts';
-import { freePort } from '../helpers/process.ts';
+import { listen } from '../helpers/app.ts';
+import { startBrowserApp, type BrowserApp } from '../helpers/browser-app.ts';
+import { open, shot } from '../helpers/browser.ts';
 
-let t: TestApp;
-let port: number;
-let server: { close(): Promise<void> };
-let browser: Browser;
+let t: BrowserApp;
 beforeAll(async () => {
-  t = await startTestApp();
-  port = await freePort();
-  server = await listen(t, port);
-  browser = await launch();
+  t = await startBrowserApp();
 });
 
 const toasts = (page: Page) => page.locator('pd-toast [role=alert]');
@@ -26,9 +20,9 @@ describe('the connection banner', () => {
     const sql = t.db.sql;
     const [p] = await sql<{ id: string }[]>`select dispatch.create_project('trains and tunnels') as id`;
     const [task] = await sql<{ id: string }[]>`select dispatch.submit_task(${p!.id}, 'Read the timetable') as id`;
-    const ctx = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+    const ctx = await t.browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
     await ctx.addInitScript((id) => localStorage.setItem('pd.project', id), p!.id);
-    const { page } = await open(ctx, `http://127.0.0.1:${port}`);
+    const { page } = await open(ctx, `http://127.0.0.1:${t.port}`);
     const card = page.locator(`li[data-task="${task!.id}"]`);
     await card.waitFor();
     const banner = page.getByTestId('connection');
@@ -52,14 +46,14 @@ describe('the connection banner', () => {
     await page.locator(`li[data-task="${later!.id}"]`).waitFor({ timeout: 30_000 });
 
     // The server stops (the network is fine): the banner says the server cannot be reached.
-    await server.close();
+    await t.server.close();
     await banner.and(page.locator('[data-state="reconnecting"]')).waitFor({ timeout: 15_000 });
     expect(await banner.innerText()).toMatch(/^Cannot reach the server/);
     await card.getByRole('button', { name: 'focus this task' }).click();
     await page.getByTestId('unsent').waitFor();
     expect(await toasts(page).count()).toBe(0);
     await shot(page, 'phone-server-down');
-    server = await listen(t, port);
+    await listen(t, t.port);
     await banner.waitFor({ state: 'detached', timeout: 20_000 });
     // Nothing was focused from the phone while it could not reach the server.
     const [focus] = await sql`select 1 from dispatch.events where event_type = 'focus.changed'`;

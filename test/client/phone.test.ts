@@ -3,22 +3,18 @@
 // draft is kept with its size, Cancel asks twice, and axe-core finds no serious or critical
 // accessibility violation on any view, light or dark.
 import { createRequire } from 'node:module';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { listen, startTestApp, type TestApp } from '../helpers/app.ts';
-import { launch, open, shot, showView } from '../helpers/browser.ts';
+import { startBrowserApp, type BrowserApp } from '../helpers/browser-app.ts';
+import { open, shot, showView } from '../helpers/browser.ts';
 import { waitFor } from '../helpers/db.ts';
 
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
-let t: TestApp;
-let url: string;
-let browser: Browser;
+let t: BrowserApp;
 let project: string;
 let task: string;
 beforeAll(async () => {
-  t = await startTestApp();
-  url = (await listen(t)).url;
-  browser = await launch();
+  t = await startBrowserApp();
   project = (await t.db.sql<{ id: string }[]>`select dispatch.create_project('phone layout project with a long name') as id`)[0]!.id;
   task = (await t.db.sql<{ id: string }[]>`select dispatch.submit_task(${project}, 'Tidy the release notes and check every link') as id`)[0]!.id;
   await t.db.sql`select dispatch.set_task_status(${task}, 'running', 'started')`;
@@ -27,12 +23,12 @@ beforeAll(async () => {
 
 async function phone(theme: 'light' | 'dark' = 'light'): Promise<{ page: Page; close(): Promise<void> }> {
   // axe is injected as a script: the page's CSP (script-src 'self') would refuse it otherwise.
-  const ctx = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, bypassCSP: true, colorScheme: theme });
+  const ctx = await t.browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, bypassCSP: true, colorScheme: theme });
   await ctx.addInitScript(([p, th]) => {
     localStorage.setItem('pd.project', p!);
     localStorage.setItem('pd.theme', th!);
   }, [project, theme]);
-  const { page } = await open(ctx, url);
+  const { page } = await open(ctx, t.url);
   await page.locator(`li[data-task="${task}"]`).waitFor();
   return { page, close: () => ctx.close() };
 }
@@ -88,9 +84,9 @@ describe('the phone layout', () => {
   });
 
   it('shows every view as one row of tabs under the header on a 1440 px screen', async () => {
-    const ctx = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+    const ctx = await t.browser.newContext({ viewport: { width: 1440, height: 900 } });
     await ctx.addInitScript((p) => localStorage.setItem('pd.project', p), project);
-    const { page } = await open(ctx, url);
+    const { page } = await open(ctx, t.url);
     await page.locator(`li[data-task="${task}"]`).waitFor();
     const tabs = await page.getByRole('tab').all();
     expect(tabs).toHaveLength(VIEWS.length);

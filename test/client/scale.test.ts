@@ -2,26 +2,22 @@
 // At 390×844 the picked project's tasks show from a bounded open (the bytes are counted from the
 // responses), the big task shows its newest rows, older rows page in when scrolled up, and new
 // rows while scrolled up offer "↓ N new". How fast is the bench's business (test/bench/client.ts).
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { JournalWriter } from '../../jobs/journal-writer.ts';
 import { fillBigJournal, type BigJournal } from '../helpers/big-journal.ts';
-import { listen, startTestApp, type TestApp } from '../helpers/app.ts';
-import { launch, shot } from '../helpers/browser.ts';
+import { startBrowserApp, type BrowserApp } from '../helpers/browser-app.ts';
+import { shot } from '../helpers/browser.ts';
 import { createTestDb } from '../helpers/db.ts';
 
-let t: TestApp;
+let t: BrowserApp;
 let big: BigJournal;
-let url: string;
-let browser: Browser;
 
 beforeAll(async () => {
   const db = await createTestDb();
   big = await fillBigJournal(db.sql, 1_000_000);
   // The server starts after the fill: its hub begins at the journal's head, as after a restart.
-  t = await startTestApp({}, db);
-  url = (await listen(t)).url;
-  browser = await launch();
+  t = await startBrowserApp({ db });
 }, 600_000);
 
 /** Bytes each finished response took on the wire (headers and compressed body). */
@@ -43,13 +39,13 @@ describe('a phone on a million-row journal', () => {
   it('shows the picked project’s tasks from a bounded open, then the big task’s newest rows, pages older ones, and offers the new ones', { timeout: 180_000 }, async () => {
     const project = big.projects[0]!;
     const bigTask = big.tasks[0]!;
-    const ctx = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+    const ctx = await t.browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
     await ctx.addInitScript((p) => localStorage.setItem('pd.project', p), project);
     const page = await ctx.newPage();
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(String(e)));
     const bytes = countBytes(page);
-    await page.goto(url);
+    await page.goto(t.url);
 
     const mine = big.tasks.filter((id) => big.projectOf.get(id) === project);
     for (const id of mine) await page.locator(`li[data-task="${id}"]`).waitFor({ timeout: 30_000 });

@@ -2,12 +2,13 @@
 // with string thread ids: the live thread, the list and the context; one tap focuses a thread on
 // two browser contexts at once; Trellis hanging or stopped → "unavailable" in place while tasks
 // keep updating; no TRELLIS_URL → no tile.
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Scenario } from '../../fixtures/scripted-model/server.ts';
 import { startTrellis, type TrellisServer } from '../../fixtures/trellis/server.ts';
 import { listen, startTestApp } from '../helpers/app.ts';
-import { launch, open, shot } from '../helpers/browser.ts';
+import { startBrowserApp, type BrowserApp } from '../helpers/browser-app.ts';
+import { open, shot } from '../helpers/browser.ts';
 import { waitFor } from '../helpers/db.ts';
 import { startLoop, type Loop } from '../helpers/loop.ts';
 
@@ -22,8 +23,7 @@ const scenario: Scenario = {
 
 let trellis: TrellisServer;
 let loop: Loop;
-let browser: Browser;
-let url: string;
+let t: BrowserApp;
 beforeAll(async () => {
   const recent = new Date(Date.now() - 3 * 60_000).toISOString();
   trellis = await startTrellis(
@@ -35,8 +35,7 @@ beforeAll(async () => {
     'th_garden',
   );
   loop = await startLoop({ scenarios: [scenario] });
-  url = (await listen(await startTestApp({ TRELLIS_URL: trellis.url }, loop.db))).url;
-  browser = await launch();
+  t = await startBrowserApp({ env: { TRELLIS_URL: trellis.url }, db: loop.db });
 });
 afterAll(() => trellis.close());
 
@@ -44,8 +43,8 @@ const tile = (page: Page) => page.locator('pd-trellis');
 
 describe('the Trellis tile', () => {
   it('shows the live thread, the list and the context; a tap focuses a thread on two clients at once', async () => {
-    const a = await open(await browser.newContext({ viewport: { width: 390, height: 844 } }), url);
-    const b = await open(await browser.newContext({ viewport: { width: 1280, height: 800 } }), url);
+    const a = await open(await t.browser.newContext({ viewport: { width: 390, height: 844 } }), t.url);
+    const b = await open(await t.browser.newContext({ viewport: { width: 1280, height: 800 } }), t.url);
     for (const { page } of [a, b]) {
       await tile(page).getByTestId('trellis-live').getByText('Plan the garden').waitFor();
       expect(await tile(page).getByTestId('trellis-live-id').innerText()).toBe('th_garden');
@@ -62,13 +61,13 @@ describe('the Trellis tile', () => {
     await a.page.locator('pd-trellis button[data-thread="th_beans"][aria-pressed="true"]').waitFor();
     // The focused thread's context, as text: Trellis's markup stays inert.
     await tile(a.page).getByTestId('trellis-context').getByText('runner beans need poles <b>tall</b>').waitFor();
-    const state = (await (await fetch(`${url}/api/state`)).json()) as { focus: { thread_id: unknown } };
+    const state = (await (await fetch(`${t.url}/api/state`)).json()) as { focus: { thread_id: unknown } };
     expect(state.focus.thread_id).toBe('th_beans');
 
     // A numeric id goes through as a number, and back to the live thread with a string one.
     await tile(a.page).locator('button[data-thread="42"]').click();
     await tile(b.page).getByTestId('trellis-focus').getByText('Numbered thread').waitFor();
-    expect(((await (await fetch(`${url}/api/state`)).json()) as { focus: { thread_id: unknown } }).focus.thread_id).toBe(42);
+    expect(((await (await fetch(`${t.url}/api/state`)).json()) as { focus: { thread_id: unknown } }).focus.thread_id).toBe(42);
     await tile(a.page).locator('button[data-thread="th_garden"]').click();
     await waitFor(() => tile(b.page).getByTestId('trellis-focus').count(), (n) => n === 0, { what: 'focus back on the live thread' });
     expect(a.errors).toEqual([]);
@@ -78,7 +77,7 @@ describe('the Trellis tile', () => {
   });
 
   it('says unavailable in place when Trellis hangs, then when it is stopped, while tasks keep updating', async () => {
-    const { page, errors } = await open(await browser.newContext({ viewport: { width: 390, height: 844 } }), url);
+    const { page, errors } = await open(await t.browser.newContext({ viewport: { width: 390, height: 844 } }), t.url);
     await tile(page).getByTestId('trellis-live').getByText('Plan the garden').waitFor();
     const project = await loop.project('tunes', { allowed_tools: [] });
 
@@ -101,7 +100,7 @@ describe('the Trellis tile', () => {
     await tile(page).getByTestId('trellis-focus').getByText('Beans').waitFor();
     await page.locator(`li[data-task="${taskId}"] button.star`).click();
     await page.locator(`li[data-task="${taskId}"] button.star[aria-pressed="true"]`).waitFor();
-    expect(((await (await fetch(`${url}/api/state`)).json()) as { focus: unknown }).focus).toMatchObject({ task_id: taskId, thread_id: 'th_beans' });
+    expect(((await (await fetch(`${t.url}/api/state`)).json()) as { focus: unknown }).focus).toMatchObject({ task_id: taskId, thread_id: 'th_beans' });
     await trellis.close();
     const stoppedAt = Date.now();
     await tile(page).getByTestId('trellis-refresh').click();
@@ -116,7 +115,7 @@ describe('the Trellis tile', () => {
 
   it('is not there at all without TRELLIS_URL', async () => {
     const plain = (await listen(await startTestApp({}, loop.db))).url;
-    const { page, errors } = await open(await browser.newContext(), plain);
+    const { page, errors } = await open(await t.browser.newContext(), plain);
     await page.waitForFunction(() => document.querySelector('pd-app')?.shadowRoot?.querySelector('pd-glance')?.shadowRoot?.querySelector('pd-trellis')?.hasAttribute('hidden') === true);
     expect(await tile(page).isVisible()).toBe(false);
     expect(await page.getByText('Trellis unavailable').count()).toBe(0);

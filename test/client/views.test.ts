@@ -2,14 +2,11 @@
 // view paints its content and nothing is wider than the screen. The screenshots it takes
 // (test-output/screenshots/views-390-*.png and views-1440-*.png) are the ones in docs/.
 import { randomUUID } from 'node:crypto';
-import type { Browser } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { listen, startTestApp, type TestApp } from '../helpers/app.ts';
-import { launch, open, shot } from '../helpers/browser.ts';
+import { startBrowserApp, type BrowserApp } from '../helpers/browser-app.ts';
+import { open, shot } from '../helpers/browser.ts';
 
-let t: TestApp;
-let url: string;
-let browser: Browser;
+let t: BrowserApp;
 let project: string;
 let running: string;
 
@@ -59,9 +56,7 @@ async function seed(): Promise<void> {
 }
 
 beforeAll(async () => {
-  t = await startTestApp();
-  url = (await listen(t)).url;
-  browser = await launch();
+  t = await startBrowserApp();
   await seed();
 });
 
@@ -70,9 +65,9 @@ const VIEWS = ['tasks', 'chat', 'activity', 'working-set', 'timeline', 'health']
 describe('every view', () => {
   for (const [width, height] of [[390, 844], [1440, 900]] as const) {
     it(`paints its content and fits the screen at ${width}×${height}`, async () => {
-      const ctx = await browser.newContext({ viewport: { width, height }, ...(width < 600 ? { isMobile: true, hasTouch: true } : {}) });
+      const ctx = await t.browser.newContext({ viewport: { width, height }, ...(width < 600 ? { isMobile: true, hasTouch: true } : {}) });
       await ctx.addInitScript((p) => localStorage.setItem('pd.project', p), project);
-      const { page } = await open(ctx, url);
+      const { page } = await open(ctx, t.url);
       await page.locator(`li[data-task="${running}"]`).waitFor();
       const content: Record<string, string> = {
         tasks: `li[data-task="${running}"]`,
