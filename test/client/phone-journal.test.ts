@@ -5,21 +5,19 @@
 // says which project "All projects" talks to and keeps the orchestrator's words when a project is
 // picked on it, and a gate's "cannot be reached" goes once the phone is back online.
 import { randomUUID } from 'node:crypto';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Sql } from '../../core/db/client.ts';
 import { JournalWriter } from '../../jobs/journal-writer.ts';
-import { listen, startTestApp, type TestApp } from '../helpers/app.ts';
-import { launch, open, shot } from '../helpers/browser.ts';
+import { startBrowserApp, type BrowserApp } from '../helpers/browser-app.ts';
+import { open, shot } from '../helpers/browser.ts';
 // @ts-expect-error plain JS module shared with the firehose fake CLI
 import { realisticLine } from '../bench/realistic-lines.mjs';
 
 const line = realisticLine as (i: number) => string;
 const PHONE = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true };
 
-let t: TestApp;
-let url: string;
-let browser: Browser;
+let t: BrowserApp;
 
 async function worker(sql: Sql, project: string, brief: string, lines: number) {
   const [task] = await sql<{ id: string }[]>`select dispatch.submit_task(${project}, ${brief}) as id`;
@@ -71,9 +69,7 @@ let big: { task: string; session: string };
 let otherGate: string;
 
 beforeAll(async () => {
-  t = await startTestApp();
-  url = (await listen(t)).url;
-  browser = await launch();
+  t = await startBrowserApp();
   const sql = t.db.sql;
   project = (await sql<{ id: string }[]>`select dispatch.create_project('phone trial') as id`)[0]!.id;
   const other = (await sql<{ id: string }[]>`select dispatch.create_project('another project') as id`)[0]!.id;
@@ -91,9 +87,9 @@ describe('a phone on a lived-in journal', () => {
     const [{ top, output } = { top: 0, output: 0 }] = await t.db.sql<{ top: number; output: number }[]>`
       select max(seq) as top, max(seq) filter (where session_id is not null and line_no is not null and event_type <> 'claude.stream_event') as output
         from dispatch.events where task_id = ${big.task} and event_type <> 'claude.stream_event'`;
-    const ctx = await browser.newContext(PHONE);
+    const ctx = await t.browser.newContext(PHONE);
     await ctx.addInitScript((p) => localStorage.setItem('pd.project', p), project);
-    const { page } = await open(ctx, url);
+    const { page } = await open(ctx, t.url);
     // First open of a task in this page: the task view's chunk is loaded by this very tap.
     await page.locator(`li[data-task="${big.task}"] button.open`).click();
     await expect.poll(async () => (await feedState(page, output)).holds, { timeout: 30_000, message: 'the journal holds the task’s newest output' }).toBe(true);
@@ -124,8 +120,8 @@ describe('a phone on a lived-in journal', () => {
     await worker(sql, a!.id, 'Write the parser', 1200);
 
     // No service worker: page.route below must see the app's requests.
-    const ctx = await browser.newContext({ ...PHONE, serviceWorkers: 'block' });
-    const { page } = await open(ctx, `${url}/#/chat`);
+    const ctx = await t.browser.newContext({ ...PHONE, serviceWorkers: 'block' });
+    const { page } = await open(ctx, `${t.url}/#/chat`);
     await expect.poll(() => page.getByTestId('whose').innerText().catch(() => ''), { timeout: 30_000 }).toMatch(/^chat newest/);
     await page.locator('pd-chat li.orchestrator', { hasText: 'Nothing to do here yet.' }).waitFor({ timeout: 30_000 });
     await shot(page, 'phone-chat-all-projects');
@@ -143,8 +139,8 @@ describe('a phone on a lived-in journal', () => {
   });
 
   it('a gate tapped while offline says the server cannot be reached, and says nothing stale once the phone is back', async () => {
-    const ctx = await browser.newContext(PHONE);
-    const { page } = await open(ctx, url);
+    const ctx = await t.browser.newContext(PHONE);
+    const { page } = await open(ctx, t.url);
     const item = page.locator(`pd-gates li[data-gate="${otherGate}"]`);
     await item.waitFor({ timeout: 30_000 });
     await ctx.setOffline(true);
