@@ -10,6 +10,7 @@ import type { Sql } from '../core/db/client.ts';
 import type { Logger } from '../core/log.ts';
 import type { JobContext } from './context.ts';
 import { isAlive, killGroup, runsSession } from '../core/process.ts';
+import { cancelsRequested } from './session/cancels.ts';
 import { claudeCode } from './substrate/index.ts';
 import type { LiveSession } from './supervisor.ts';
 import { taskList } from './tasks/index.ts';
@@ -98,15 +99,20 @@ export async function startRunner(opts: RunnerOptions): Promise<StartedRunner> {
   // Housekeeping once per start: git worktree prune, worktrees of decided changes removed.
   await sql`select graphile_worker.add_job('prune_workspaces', '{}'::json, job_key := 'prune_workspaces', max_attempts := 3)`;
 
-  const cancel = (taskId: string) => live.get(taskId)?.terminate('cancel requested');
-  const listener = await sql.listen('dispatch_cancel', cancel);
-  const cancelPoll = setInterval(() => {
-    const ids = [...live.values()].map((s) => s.taskId).filter((t): t is string => !!t);
-    if (!ids.length) return;
-    sql<{ id: string }[]>`select id from dispatch.tasks where id = any(${ids}::uuid[]) and cancel_requested_at is not null`
-      .then((rows) => rows.forEach((r) => cancel(r.id)))
-      .catch(() => {});
-  }, CANCEL_POLL_MS);
+  // A NOTIFY names a task (cancel_task) or a session (cancel_turn); live holds sessions by both.
+  const cancel = (id: string) => live.get(id)?.terminate('cancel requested');
+  // What a lost NOTIFY would have said, asked of the store: a task's cancel or a turn's.
+  const pollCancels = () => {
+    const held = [...new Set(live.values())];
+    if (!held.length) return;
+    cancelsRequested(sql, held).then(
+      (ids) => ids.forEach(cancel),
+      () => {},
+    );
+  };
+  // Asked again each time the listener is (re)connected: what was sent while it was away is not.
+  const listener = await sql.listen('dispatch_cancel', cancel, pollCancels);
+  const cancelPoll = setInterval(pollCancels, CANCEL_POLL_MS);
   // A beat well inside the stale threshold; each beat also sweeps, so a lost runner's jobs are
   // unlocked within RUNNER_STALE_SECONDS rather than at the next minute's cron.
   const heartbeat = setInterval(() => {

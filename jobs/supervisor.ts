@@ -8,6 +8,7 @@ import type { Sql } from '../core/db/client.ts';
 import type { Logger } from '../core/log.ts';
 import { isAlive, killGroup, runsSession, SESSION_ENV, spawnGroup, whenGone } from '../core/process.ts';
 import { rateLimited, sessionAdopted, sessionExited, sessionResumed, sessionStalled, sessionStarted, StatusWrites } from './session/lifecycle.ts';
+import { cancelRequested } from './session/cancels.ts';
 import { LinePipeline } from './session/line-pipeline.ts';
 import { Watchdog } from './session/watchdog.ts';
 import { emptyFacts, type Derived, type ExitFacts, type Intent, type StreamFacts, type Substrate } from './substrate/port.ts';
@@ -99,11 +100,23 @@ export async function superviseSession(
   // A pid and a spool mean something only on the host that started them: elsewhere a live process
   // would look gone, be closed crashed and retried while it still runs.
   if (open?.started_at && open.host && open.host !== ctx.host) throw new ForeignHostError(spec.sessionId, open.host);
+  // Asked to stop before its process started (while no runner held it, so no NOTIFY reached one):
+  // it ends cancelled without one.
+  if (!open?.started_at && (await cancelRequested(ctx.sql, spec))) return cancelledBeforeStart(ctx, spec);
   const outcome = open?.started_at
     ? await adoptSession(ctx, spec, open, abort)
     : await runSession(ctx, spec, await intent(), abort);
   if (outcome.detached) throw new DetachedError(`runner stopping: session ${spec.sessionId} left for re-adoption`);
   return outcome;
+}
+
+/** Ends a session whose stop was requested before its process started: cancelled, no process. */
+async function cancelledBeforeStart(ctx: RunnerContext, spec: SessionSpec): Promise<Outcome> {
+  const derived: Derived = { status: 'cancelled', reason: 'cancelled before it started' };
+  const exit: ExitFacts = { code: null, signal: null, exitKnown: false, endedAfterResult: false };
+  await sessionExited(ctx.sql, spec.sessionId, { derived, exit, facts: emptyFacts(), durationMs: 0, stderrTail: '' });
+  ctx.log.info(`session ${spec.sessionId} (${spec.role}) cancelled before it started`);
+  return { ...derived, facts: emptyFacts(), exit, detached: false, durationMs: 0 };
 }
 
 /** Starts a process for a session row that exists with status queued. */
@@ -201,6 +214,12 @@ async function follow(
   if (spec.taskId) ctx.live.set(spec.taskId, live);
   lines.start();
   watchdog.start();
+  // A stop asked for before the session was reachable here (while no runner held it, or before it
+  // was registered above) had its NOTIFY go nowhere: look once now rather than at the next poll.
+  cancelRequested(ctx.sql, spec).then(
+    (asked) => asked && ctx.live.get(spec.sessionId) === live && live.terminate('cancel requested'),
+    (e: Error) => ctx.log.warn(`session ${spec.sessionId}: checking for a cancel request failed: ${e.message}`),
+  );
   const detach = detachSignal(abort);
 
   try {
@@ -220,7 +239,10 @@ async function follow(
         durationMs: Date.now() - started,
       };
     }
-    const exit: ExitFacts = { ...first, endedAfterResult: watchdog.endedAfterResult };
+    // An adopted process's exit status cannot be read; one that ended after this runner signalled
+    // it ended by that signal as far as anyone can tell (a cancelled turn ends cancelled, not crashed).
+    const signal = first.exitKnown ? first.signal : (first.signal ?? watchdog.lastSignal);
+    const exit: ExitFacts = { ...first, signal, endedAfterResult: watchdog.endedAfterResult };
     await lines.finish();
     await status.idle();
     if (proc.pid > 0) killGroup(proc.pid, 'SIGKILL'); // whatever the process left behind (tool subprocesses)

@@ -30,6 +30,8 @@ export class Watchdog {
   private killTimer: NodeJS.Timeout | null = null;
   /** Set when the watchdog stopped a process that lived on after its result. */
   endedAfterResult = false;
+  /** The last signal the watchdog sent the process (null while it sent none). */
+  lastSignal: NodeJS.Signals | null = null;
 
   constructor(private readonly o: WatchdogOptions) {
     this.stalled = o.stalled ?? false;
@@ -60,9 +62,10 @@ export class Watchdog {
 
   /** Stops the process: SIGTERM now, SIGKILL after the kill grace unless it is gone by then. */
   terminate(reason: string): void {
+    if (this.ended) return; // over, or left for another runner: its pid is not ours to signal
     this.o.onTerminate(reason);
-    this.o.kill('SIGTERM');
-    this.killTimer ??= setTimeout(() => this.o.kill('SIGKILL'), this.o.killGraceMs);
+    this.signal('SIGTERM');
+    this.killTimer ??= setTimeout(() => this.signal('SIGKILL'), this.o.killGraceMs);
   }
 
   /** Every clock off (the session ended or was left for another runner). */
@@ -71,6 +74,11 @@ export class Watchdog {
     if (this.stallTimer) clearInterval(this.stallTimer);
     if (this.resultTimer) clearTimeout(this.resultTimer);
     if (this.killTimer) clearTimeout(this.killTimer);
+  }
+
+  private signal(sig: NodeJS.Signals): void {
+    if (this.lastSignal !== 'SIGKILL') this.lastSignal = sig; // a later SIGTERM does not undo a SIGKILL
+    this.o.kill(sig);
   }
 
   private checkStall(): void {

@@ -232,7 +232,9 @@ end $$;
 -- A person stops the project's orchestrator turn (the Stop of a stalled turn in Needs you): journals
 -- turn.cancel_requested and signals the runner that owns the process (LISTEN dispatch_cancel; its
 -- live sessions are keyed by session id too), which stops it: the turn ends cancelled and gives
--- its messages back, like any turn that did not end clean. 'none' when no turn is open.
+-- its messages back, like any turn that did not end clean. The journal row is the request itself:
+-- a runner that missed the NOTIFY finds it (its poll, or picking the turn up; events_turn_cancel_idx,
+-- jobs/session/cancels.ts). 'none' when no turn is open.
 create or replace function dispatch.cancel_turn(project_id uuid) returns text
   language plpgsql volatile as $$
 declare

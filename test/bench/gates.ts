@@ -16,6 +16,7 @@ import { startRunner } from '../../jobs/runner.ts';
 import { GATE_HOOK } from '../../jobs/substrate/claude.ts';
 import { startScriptedModel } from '../../fixtures/scripted-model/server.ts';
 import { pct, r1, spread, type Print } from './stats.ts';
+import { processesWith } from '../helpers/marked-processes.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {} };
@@ -154,17 +155,3 @@ async function gatedHoldsNothing(sql: Sql, url: string, serverUrl: string, dataD
   }
 }
 
-function processesWith(marker: string): number[] {
-  const found: number[] = [];
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
-    try {
-      const env = fs.readFileSync(`/proc/${entry}/environ`, 'latin1');
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'latin1');
-      if (env.includes(`PD_TEST_MARKER=${marker}`) && !/\) Z /.test(stat)) found.push(Number(entry));
-    } catch {
-      /* gone or not ours */
-    }
-  }
-  return found;
-}

@@ -6,10 +6,11 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startScriptedModel, type Scenario } from '../../fixtures/scripted-model/server.ts';
 import { createTestDb, waitFor } from '../helpers/db.ts';
-import { processesWith } from '../helpers/loop.ts';
+import { processesWith } from '../helpers/marked-processes.ts';
 import { cleanEnv, startServer } from '../helpers/process.ts';
 import { defer, tempDir } from '../helpers/teardown.ts';
 import { randomUUID } from 'node:crypto';
+import { claudeEnv } from '../helpers/claude-env.ts';
 
 const scenario: Scenario = {
   name: 'gated-restart',
@@ -45,17 +46,7 @@ describe('a gated task and a dispatch killed with SIGKILL', () => {
     defer(() => model.close(), 'scripted model');
     const dataDir = tempDir('pd-gated-');
     const marker = randomUUID();
-    const configDir = path.join(dataDir, 'claude-config');
-    fs.mkdirSync(configDir);
-    const env = cleanEnv({
-      DATABASE_URL: db.url,
-      DISPATCH_DATA_DIR: dataDir,
-      ANTHROPIC_BASE_URL: model.url,
-      ANTHROPIC_API_KEY: 'sk-ant-scripted-not-a-secret',
-      CLAUDE_CONFIG_DIR: configDir,
-      CLAUDE_CODE_MAX_RETRIES: '1',
-      PD_TEST_MARKER: marker,
-    });
+    const env = cleanEnv({ DATABASE_URL: db.url, DISPATCH_DATA_DIR: dataDir, ...claudeEnv(model.url, dataDir, marker) });
     // serve + work (as `npm start`) on a port the system picks; the restart comes back on it.
     const first = await startServer(env, []);
     const port = Number(new URL(first.url).port);

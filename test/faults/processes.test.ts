@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createTestDb, waitFor, type TestDb } from '../helpers/db.ts';
-import { processesWith } from '../helpers/loop.ts';
+import { processesWith } from '../helpers/marked-processes.ts';
 import { cleanEnv, repoRoot, startEntry, startServer, type Started } from '../helpers/process.ts';
 import { connectSse } from '../helpers/sse.ts';
 import { tempDir } from '../helpers/teardown.ts';

@@ -15,9 +15,10 @@ import { startScriptedModel, type Scenario } from '../../fixtures/scripted-model
 import { startRunner } from '../../jobs/runner.ts';
 import { listen, startTestApp } from '../helpers/app.ts';
 import { createTestDb, waitFor } from '../helpers/db.ts';
-import { processesWith } from '../helpers/loop.ts';
+import { processesWith } from '../helpers/marked-processes.ts';
 import { cleanEnv, startServer } from '../helpers/process.ts';
 import { defer, tempDir } from '../helpers/teardown.ts';
+import { claudeEnv } from '../helpers/claude-env.ts';
 
 const handoff = { goal: 'Count to three', current_state: 'Counted to three', next_step: 'Nothing', ruled_out: [] };
 
@@ -41,21 +42,6 @@ function counting(gate: string, marker: string, gateLast = false): Scenario {
         ],
       },
     ],
-  };
-}
-
-/** The real CLI's environment: the scripted model, a private config folder, the leak marker. */
-function claudeEnv(modelUrl: string, dataDir: string, marker: string): Record<string, string> {
-  const configDir = path.join(dataDir, 'claude-config');
-  fs.mkdirSync(configDir, { recursive: true });
-  return {
-    ANTHROPIC_BASE_URL: modelUrl,
-    ANTHROPIC_API_KEY: 'sk-ant-scripted-not-a-secret',
-    CLAUDE_CONFIG_DIR: configDir,
-    CLAUDE_CODE_MAX_RETRIES: '1',
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-    DISABLE_AUTOUPDATER: '1',
-    PD_TEST_MARKER: marker,
   };
 }
 

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createTestDb, waitFor, type TestDb } from '../helpers/db.ts';
-import { processesWith } from '../helpers/loop.ts';
+import { processesWith } from '../helpers/marked-processes.ts';
 import { cleanEnv, repoRoot, startEntry, type Started } from '../helpers/process.ts';
 import { tempDir } from '../helpers/teardown.ts';
 

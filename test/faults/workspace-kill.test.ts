@@ -7,10 +7,11 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { startScriptedModel, type Scenario } from '../../fixtures/scripted-model/server.ts';
 import { createTestDb, waitFor } from '../helpers/db.ts';
-import { processesWith } from '../helpers/loop.ts';
+import { processesWith } from '../helpers/marked-processes.ts';
 import { cleanEnv, startEntry, startServer } from '../helpers/process.ts';
 import { makeRepo } from '../helpers/repo.ts';
 import { defer, tempDir } from '../helpers/teardown.ts';
+import { claudeEnv } from '../helpers/claude-env.ts';
 
 const ROWS = 40;
 const rows = Array.from({ length: ROWS }, (_, i) => `row ${i + 1}\n`).join('');
@@ -38,18 +39,7 @@ describe('dispatch killed with SIGKILL while a worker writes in its worktree', (
     const dataDir = tempDir('pd-wskill-');
     const repo = makeRepo({ 'README.md': '# kill test\n' });
     const marker = randomUUID();
-    const configDir = path.join(dataDir, 'claude-config');
-    fs.mkdirSync(configDir);
-    const base = cleanEnv({
-      DATABASE_URL: db.url,
-      DISPATCH_DATA_DIR: dataDir,
-      ANTHROPIC_BASE_URL: model.url,
-      ANTHROPIC_API_KEY: 'sk-ant-scripted-not-a-secret',
-      CLAUDE_CONFIG_DIR: configDir,
-      CLAUDE_CODE_MAX_RETRIES: '1',
-      PD_TEST_MARKER: marker,
-      LOG_LEVEL: 'info',
-    });
+    const base = cleanEnv({ DATABASE_URL: db.url, DISPATCH_DATA_DIR: dataDir, ...claudeEnv(model.url, dataDir, marker), LOG_LEVEL: 'info' });
     // The workers' gate hook asks a server that outlives the runners, on a port the system picks.
     const server = await startServer(base);
     const env = { ...base, PUBLIC_URL: server.url };

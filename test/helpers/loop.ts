@@ -11,8 +11,10 @@ import { startRunner, type StartedRunner } from '../../jobs/runner.ts';
 import { claudeBin } from '../../jobs/substrate/claude.ts';
 import { startScriptedModel, type Scenario, type ScriptedModel } from '../../fixtures/scripted-model/server.ts';
 import { listen, startTestApp, type TestApp } from './app.ts';
+import { processesWith } from './marked-processes.ts';
 import { createTestDb, waitFor, type TestDb } from './db.ts';
 import { defer } from './teardown.ts';
+import { claudeEnv } from './claude-env.ts';
 
 export interface LoopOptions {
   scenarios: Scenario[];
@@ -84,20 +86,9 @@ export async function startLoop(opts: LoopOptions): Promise<Loop> {
     ...(url ? { PUBLIC_URL: url } : {}),
     ...opts.env,
   });
-  const configDir = path.join(dataDir, 'claude-config');
-  fs.mkdirSync(configDir, { recursive: true });
   // The developer's own CLAUDE_BIN / REAL_CLAUDE_BIN must not replace the real CLI under test.
   const { CLAUDE_BIN: _ownBin, REAL_CLAUDE_BIN: _ownReal, ...inherited } = process.env;
-  const childEnv: NodeJS.ProcessEnv = {
-    ...inherited,
-    ANTHROPIC_BASE_URL: model.url,
-    ANTHROPIC_API_KEY: 'sk-ant-scripted-not-a-secret',
-    CLAUDE_CONFIG_DIR: configDir,
-    CLAUDE_CODE_MAX_RETRIES: '1',
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-    DISABLE_AUTOUPDATER: '1',
-    PD_TEST_MARKER: marker,
-  };
+  const childEnv: NodeJS.ProcessEnv = { ...inherited, ...claudeEnv(model.url, dataDir, marker) };
   if (opts.wrapper) {
     childEnv.REAL_CLAUDE_BIN = claudeBin();
     childEnv.CLAUDE_BIN = path.resolve('test/fakes', opts.wrapper);
@@ -164,22 +155,6 @@ function describe(pid: number): string {
   } catch {
     return String(pid);
   }
-}
-
-/** Pids of live processes whose environment carries the marker (leftover children). */
-export function processesWith(marker: string): number[] {
-  const found: number[] = [];
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
-    try {
-      const env = fs.readFileSync(`/proc/${entry}/environ`, 'latin1');
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'latin1');
-      if (env.includes(`PD_TEST_MARKER=${marker}`) && !/\) Z /.test(stat)) found.push(Number(entry));
-    } catch {
-      /* gone or not ours */
-    }
-  }
-  return found;
 }
 
 export async function eventsOf(db: TestDb, taskId: string) {

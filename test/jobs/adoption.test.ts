@@ -1,14 +1,14 @@
 // A runner killed with SIGKILL mid-run: the worker keeps writing to its spool file, the next runner
 // unlocks the dead runner's job at once, re-adopts the session, and every line lands exactly once.
 import fs from 'node:fs';
-import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startScriptedModel, type Scenario } from '../../fixtures/scripted-model/server.ts';
 import { createTestDb, waitFor } from '../helpers/db.ts';
-import { processesWith } from '../helpers/loop.ts';
+import { processesWith } from '../helpers/marked-processes.ts';
 import { cleanEnv, startEntry, startServer, type Started } from '../helpers/process.ts';
 import { tempDir } from '../helpers/teardown.ts';
+import { claudeEnv } from '../helpers/claude-env.ts';
 
 const scenario: Scenario = {
   name: 'adoption',
@@ -38,18 +38,7 @@ describe('a runner killed mid-run', () => {
     const model = await startScriptedModel([scenario]);
     const dataDir = tempDir('pd-adopt-');
     const marker = randomUUID();
-    const configDir = path.join(dataDir, 'claude-config');
-    fs.mkdirSync(configDir);
-    const base = cleanEnv({
-      DATABASE_URL: db.url,
-      DISPATCH_DATA_DIR: dataDir,
-      ANTHROPIC_BASE_URL: model.url,
-      ANTHROPIC_API_KEY: 'sk-ant-scripted-not-a-secret',
-      CLAUDE_CONFIG_DIR: configDir,
-      CLAUDE_CODE_MAX_RETRIES: '1',
-      PD_TEST_MARKER: marker,
-      LOG_LEVEL: 'info',
-    });
+    const base = cleanEnv({ DATABASE_URL: db.url, DISPATCH_DATA_DIR: dataDir, ...claudeEnv(model.url, dataDir, marker), LOG_LEVEL: 'info' });
     // The workers' gate hook asks a server that outlives the runners (a runner alone fails closed):
     // served on a port the system picks, which the runners are told as PUBLIC_URL.
     const server = await startServer(base);

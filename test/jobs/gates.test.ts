@@ -10,7 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Scenario } from '../../fixtures/scripted-model/server.ts';
 import { listen } from '../helpers/app.ts';
 import { waitFor } from '../helpers/db.ts';
-import { eventsOf, processesWith, startLoop, type Loop } from '../helpers/loop.ts';
+import { eventsOf, startLoop, type Loop } from '../helpers/loop.ts';
+import { processesWith } from '../helpers/marked-processes.ts';
 
 const handoff = (marker: string, fields: Record<string, unknown>): Scenario['conversations'][number] => ({
   match: marker,

@@ -19,6 +19,7 @@ import { createSql, type Sql } from '../../core/db/client.ts';
 import { freePort, startEmbeddedPostgres, type EmbeddedPostgres } from '../../core/db/embedded.ts';
 import { migrateAll } from '../../core/db/migrate.ts';
 import { connectSse } from '../helpers/sse.ts';
+import { processesWith } from '../helpers/marked-processes.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const MINUTES = Number(process.env.SOAK_MINUTES ?? 10);
@@ -80,21 +81,6 @@ function rssKb(pid: number | undefined): number | undefined {
   } catch {
     return undefined;
   }
-}
-
-function processesWith(marker: string): number[] {
-  const found: number[] = [];
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
-    try {
-      const env = fs.readFileSync(`/proc/${entry}/environ`, 'latin1');
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'latin1');
-      if (env.includes(`PD_TEST_MARKER=${marker}`) && !/\) Z /.test(stat)) found.push(Number(entry));
-    } catch {
-      /* gone or not ours */
-    }
-  }
-  return found;
 }
 
 async function stopSlot(s: Slot, signal: NodeJS.Signals): Promise<void> {
