@@ -22,7 +22,19 @@ export const EventFilterQuery = z.object({
   not_type: EventTypeList.optional(),
 });
 
+/** A comma-separated list of session roles (roles are data: any name the sessions table holds). */
+const RoleList = z
+  .string()
+  .regex(/^[a-z0-9_.-]+(,[a-z0-9_.-]+)*$/, 'a comma-separated list of session roles')
+  .transform((s) => s.split(','));
+
 export const EventsQuery = EventFilterQuery.extend({
+  /**
+   * Only rows of sessions with one of these roles (e.g. the orchestrator's words in a project's
+   * chat, paged back without the workers' output around them). A page filter: the stream has no
+   * sessions table at hand for its live rows.
+   */
+  role: RoleList.optional(),
   after: z.coerce.number().int().min(0).default(0),
   /** Page backwards: the newest `limit` rows below this seq (still answered in seq order). */
   before: z.coerce.number().int().min(1).optional(),

@@ -3,7 +3,7 @@
 // (store/outbox.ts) and the selectors views read (store/selectors.ts). This file owns the I/O: it
 // opens from GET /api/state plus a bounded window of recent rows, follows the journal stream of
 // its scope (one project, or all) from the seq the snapshot reflects, and pages older rows in on
-// demand (a task's journal scrolled up, "older" in Activity).
+// demand (a task's journal scrolled up, "older" in Activity, the chat scrolled to its top).
 //
 // @fires change - the model or the journal changed (once per microtask, however many rows came)
 // @fires task-status - a task reached a new status (detail: {@link StatusChange})
@@ -31,6 +31,14 @@ export function uuid(): string {
 export const BAD = new Set(['failed', 'crashed', 'rate_limited', 'extraction_failed', 'gated']);
 /** Rows fetched when the client opens, and per page of older history. */
 export const RECENT_ROWS = 300;
+/** Rows per page of a project's conversation, of each of its two kinds (the person's, the orchestrator's words). */
+export const CHAT_PAGE = 200;
+/**
+ * The person's side of the conversation as history holds it: messages, spawns and refusals. (A
+ * message's delivery rows are left out: in history it was delivered, unless the snapshot lists it
+ * as pending.)
+ */
+const SAID = ['user_message', 'task.submitted', 'spawn.refused'];
 /** Partial-token lines: the phone shows whole messages, so it never downloads these. */
 const NOT_SHOWN = 'claude.stream_event';
 
@@ -75,9 +83,16 @@ export class Store extends EventTarget {
   /** Bumped on every (re)open, so answers of an earlier scope are dropped. */
   private generation = 0;
   private openTask: string | null = null;
-  /** The project whose chat is on screen (its conversation is read again after a reopen). */
-  private openChat: string | null = null;
   private paging = new Set<string>();
+  /**
+   * How far back each project's conversation is held: the floor of its two kinds of rows, each
+   * paged back on its own (0: that kind is held from its first row).
+   */
+  private chats = new Map<string, { said: number; replies: number }>();
+  /** Orchestrator sessions met in paged replies (older than the snapshot's sessions). */
+  private orchestrators = new Set<string>();
+  /** The project whose conversation is on screen: its rows survive trimming. */
+  private openChat: string | null = null;
   private merged: { a: unknown; m: Map<string, Message> } | null = null;
 
   get seq(): number {
@@ -167,6 +182,7 @@ export class Store extends EventTarget {
     this.clockOffset = Date.parse(state.generated_at) - Date.now();
     this.model = fromSnapshot(state);
     this.journal.clear();
+    this.chats.clear();
     // Nothing below the snapshot is held until the recent window arrives.
     this.journal.floor = state.seq + 1;
     this.loaded = true;
@@ -186,7 +202,6 @@ export class Store extends EventTarget {
       /* the live view still works; the feeds start with the stream */
     });
     if (this.openTask) void this.showTask(this.openTask);
-    // A reopen (a project picked while the chat is on screen) cleared the rows the chat had paged in.
     if (this.openChat) void this.loadChat(this.openChat).catch(() => {});
   }
 
@@ -224,10 +239,11 @@ export class Store extends EventTarget {
    * A page of older rows: held and folded as history. Rows above the model's seq are left to the
    * stream, which brings them in order (so no live effect is ever taken for history).
    */
-  private async page(query: string, gen: number, floor?: (seq: number) => void): Promise<void> {
+  private async page(query: string, gen: number, floor?: (seq: number) => void, seen?: (rows: readonly EventRow[]) => void): Promise<void> {
     const r = await api(Page, `/api/events?${query}`);
     if (gen !== this.generation) return;
     const rows = r.events.filter((e) => e.seq <= this.model.seq);
+    seen?.(rows);
     const fresh = this.journal.add(rows);
     floor?.(r.next_before ?? 0);
     if (fresh.length) this.fold(fresh);
@@ -265,32 +281,82 @@ export class Store extends EventTarget {
     if (held < RECENT_ROWS && this.hasOlder(taskId)) await this.loadOlder(taskId);
   }
 
-  /**
-   * The person's messages and the orchestrator's words of a project, beyond the recent window; the
-   * project's chat is on screen until closeChat().
-   */
-  async loadChat(project: string): Promise<void> {
-    this.openChat = project || null;
-    const gen = this.generation;
-    // Keyed by the open too: a page of the previous open, still in flight, is dropped when it lands.
-    const key = `chat:${gen}:${project}`;
-    if (!project || !this.loaded || this.paging.has(key)) return;
-    this.paging.add(key);
-    const top = this.model.seq + 1;
-    try {
-      const turns = [...this.model.sessions.values()].filter((s) => s.project_id === project && s.role === 'orchestrator').slice(0, 5);
-      await Promise.all([
-        this.page(`project=${project}&type=user_message,user_message.delivered,user_message.returned,task.submitted,spawn.refused&before=${top}&limit=200`, gen),
-        ...turns.map((s) => this.page(`session=${s.id}&type=claude.assistant&before=${top}&limit=50`, gen)),
-      ]);
-    } finally {
-      this.paging.delete(key);
-    }
+  /** Whether a session is one of the orchestrator's turns (from the snapshot, the stream or a page of replies). */
+  isOrchestrator(sessionId: string | null): boolean {
+    return !!sessionId && (this.model.sessions.get(sessionId)?.role === 'orchestrator' || this.orchestrators.has(sessionId));
   }
 
-  /** The chat left the screen: a reopen does not read its conversation again. */
-  closeChat(): void {
-    this.openChat = null;
+  /** Whether a row is part of a project's conversation as the chat shows it. */
+  inChat(row: EventRow): boolean {
+    return SAID.includes(row.event_type) || (row.event_type === 'claude.assistant' && this.isOrchestrator(row.session_id));
+  }
+
+  /**
+   * From which seq on the project's conversation is held complete (0: from its first message).
+   * Below it the chat shows nothing: rows held there are sparse (one kind paged further back than
+   * the other, or left over from trimming).
+   */
+  chatFloor(project: string): number {
+    const c = this.chats.get(project);
+    // Complete from the floor of the scope's rows (when the scope holds the project), and from where both kinds were paged back to.
+    const scoped = this.scope === '' || this.scope === project ? this.journal.floor : this.model.seq + 1;
+    const held = c ? Math.min(scoped, Math.max(c.said, c.replies)) : scoped;
+    // The conversation on screen survives trimming; another one is complete only above the cut.
+    return project === this.openChat ? held : Math.max(held, this.journal.trimmed);
+  }
+
+  /** Whether older parts of the project's conversation exist on the server. */
+  hasOlderChat(project: string): boolean {
+    return this.chatFloor(project) > 0;
+  }
+
+  /** Whether an older part of the project's conversation is being fetched. */
+  chatLoading(project: string): boolean {
+    return this.paging.has(`chat:${project}`);
+  }
+
+  /** A project's conversation is on screen (null: none): its rows are kept, and its newest part fetched if not yet. */
+  showChat(project: string | null): void {
+    this.openChat = project || null;
+    this.journal.spare(project ? (r) => r.project_id === project && this.inChat(r) : null);
+    if (project && !this.chats.has(project)) void this.loadChat(project).catch(() => {});
+  }
+
+  /**
+   * Pages in the next older part of a project's conversation: the person's rows and the
+   * orchestrator's words (claude.assistant rows of its sessions, found by role on the server, as
+   * the snapshot knows only recent sessions), each kind from where it is held complete and until
+   * its start. The conversation is complete from the higher of the two floors on; the kind held
+   * further back shows the rest when the other one catches up.
+   */
+  async loadChat(project: string): Promise<void> {
+    const key = `chat:${project}`;
+    if (!project || !this.loaded || this.paging.has(key)) return;
+    const floor = this.chatFloor(project);
+    if (!floor) return;
+    const gen = this.generation;
+    const c = this.chats.get(project);
+    // Each kind pages on from where it is held complete (the floor at the highest); not paged yet,
+    // or the floor raised by trimming, both start from the floor.
+    const fresh = !c || floor > Math.max(c.said, c.replies);
+    let said = fresh ? floor : Math.min(c.said, floor);
+    let replies = fresh ? floor : Math.min(c.replies, floor);
+    this.paging.add(key);
+    this.changed();
+    try {
+      await Promise.all([
+        said ? this.page(`project=${project}&type=${SAID.join(',')}&before=${said}&limit=${CHAT_PAGE}`, gen, (f) => (said = f)) : null,
+        replies
+          ? this.page(`project=${project}&type=claude.assistant&role=orchestrator&before=${replies}&limit=${CHAT_PAGE}`, gen, (f) => (replies = f), (rows) => {
+              for (const r of rows) if (r.session_id) this.orchestrators.add(r.session_id);
+            })
+          : null,
+      ]);
+      if (gen === this.generation) this.chats.set(project, { said, replies });
+    } finally {
+      this.paging.delete(key);
+      this.changed();
+    }
   }
 
   /** Sends a message: painted at once, reconciled by message_id, orphaned if no record comes. */

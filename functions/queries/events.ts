@@ -38,6 +38,8 @@ export interface EventFilter {
 }
 
 export interface EventPage extends EventFilter {
+  /** Only rows of sessions with one of these roles. */
+  role?: string[];
   after: number;
   /** Newest rows below this seq instead of the oldest above `after`. */
   before?: number;
@@ -77,17 +79,24 @@ export function filterSql(sql: Sql | postgres.TransactionSql<{ bigint: number }>
     ${f.not_type ? sql`and not (event_type like any(${like(f.not_type)}::text[]))` : sql``}`;
 }
 
+/** The role filter of a page: rows of the sessions with those roles (of the project, when it is given). */
+function roleSql(sql: Sql, q: EventPage) {
+  if (!q.role) return sql``;
+  return sql`and session_id in (select id from dispatch.sessions
+                                 where role = any(${q.role}::text[]) ${q.project ? sql`and project_id = ${q.project}` : sql``})`;
+}
+
 /** One page in seq order: the oldest `limit` rows above `after`, or with `before` the newest below it. */
 export async function pageEvents(sql: Sql, q: EventPage): Promise<EventRow[]> {
   if (q.before !== undefined) {
     const rows = await sql<EventRow[]>`
       select ${sql.unsafe(EVENT_COLUMNS)} from dispatch.events
-       where seq < ${q.before} and seq > ${q.after} ${filterSql(sql, q)}
+       where seq < ${q.before} and seq > ${q.after} ${filterSql(sql, q)} ${roleSql(sql, q)}
        order by seq desc limit ${q.limit}`;
     return [...rows].reverse();
   }
   return sql<EventRow[]>`
     select ${sql.unsafe(EVENT_COLUMNS)} from dispatch.events
-     where seq > ${q.after} ${filterSql(sql, q)}
+     where seq > ${q.after} ${filterSql(sql, q)} ${roleSql(sql, q)}
      order by seq limit ${q.limit}`;
 }

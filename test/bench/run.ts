@@ -2,7 +2,7 @@
 // then writes them all to test-output/bench.json. Nothing here asserts a speed; tests never do.
 //   BENCH_ROWS     journal rows for the reads-at-scale figures (default 1000000; 10000000 for the full run)
 //   BENCH_FANOUT   comma-separated SSE client counts (default 1000,5000)
-//   BENCH_ONLY     comma-separated sections (ingest,realistic,latency,overhead,trellis,fanout,reads,usage,workspaces,client)
+//   BENCH_ONLY     comma-separated sections (ingest,realistic,latency,overhead,trellis,fanout,reads,usage,workspaces,client,chat)
 //   BENCH_INGEST_LINES  lines for the realistic ingest run (default 100000)
 //   BENCH_READS_REUSE   keep pd_bench_reads from an earlier run, adding only the missing rows
 //   DATABASE_URL   use that Postgres instead of a fresh embedded one
@@ -19,6 +19,7 @@ import type { Logger } from '../../core/log.ts';
 import { JournalWriter } from '../../jobs/journal-writer.ts';
 import { startRunner, type StartedRunner } from '../../jobs/runner.ts';
 import { clientBench } from './client.ts';
+import { chatBench } from './chat.ts';
 import { benchGates } from './gates.ts';
 import { ingestRealistic } from './ingest-realistic.ts';
 import { pct, r1, spread } from './stats.ts';
@@ -392,7 +393,7 @@ async function main(): Promise<void> {
   fs.chmodSync(tmp, 0o755);
   const pg = process.env.DATABASE_URL ? null : await startEmbeddedPostgres({ dataDir: path.join(tmp, 'pg') });
   const adminUrl = process.env.DATABASE_URL ?? pg!.url;
-  const only = new Set((process.env.BENCH_ONLY ?? 'ingest,realistic,latency,overhead,trellis,fanout,reads,usage,workspaces,client').split(','));
+  const only = new Set((process.env.BENCH_ONLY ?? 'ingest,realistic,latency,overhead,trellis,fanout,reads,usage,workspaces,client,chat').split(','));
   try {
     const a = await freshDb(adminUrl, 'pd_bench_ingest');
     if (only.has('ingest')) await ingest(a.sql, a.url, path.join(tmp, 'data'));
@@ -428,6 +429,11 @@ async function main(): Promise<void> {
     if (only.has('client')) {
       const c = await freshDb(adminUrl, 'pd_bench_client');
       await clientBench(c.sql, c.url, print);
+      await c.sql.end();
+    }
+    if (only.has('chat')) {
+      const c = await freshDb(adminUrl, 'pd_bench_chat');
+      await chatBench(c.sql, c.url, print);
       await c.sql.end();
     }
   } finally {

@@ -2,7 +2,9 @@
 // once, reconciled with their record, queued while work runs, orphaned with a retry), the
 // orchestrator's words, its spawns and the refusals — and the composer. The conversation is a
 // virtualised feed (pd-feed): newest at the bottom, pinned there unless the person scrolled up
-// ("↓ N new" jumps back), and Send always brings the new message into view.
+// ("↓ N new" jumps back), and Send always brings the new message into view. Scrolled to its top,
+// the next older part of the conversation pages in above (the bubble in view stays put), down to
+// its start.
 import { LitElement, css, html } from 'lit';
 import { customElement, property, query, state } from 'lit/decorators.js';
 import { StoreController } from '../controllers/store-controller.ts';
@@ -35,7 +37,7 @@ export class PdChat extends LitElement {
   }
 
   override updated(changed: Map<string, unknown>): void {
-    if (changed.has('project') && this.project) void store.loadChat(this.project).catch(() => {});
+    if (changed.has('project')) store.showChat(this.project);
     this.fit();
   }
 
@@ -46,13 +48,14 @@ export class PdChat extends LitElement {
     window.addEventListener('resize', this.fit);
     // What is drawn above the chat (the header, Needs you) moves it: the body's size says so.
     this._resize.observe(document.body);
+    if (this.project) store.showChat(this.project);
   }
 
   override disconnectedCallback(): void {
     super.disconnectedCallback();
     window.removeEventListener('resize', this.fit);
     this._resize.disconnect();
-    store.closeChat();
+    store.showChat(null);
   }
 
   /** The conversation takes the height left under what is above it and over the composer, so the newest message is on screen. */
@@ -96,9 +99,9 @@ export class PdChat extends LitElement {
     .sr { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
   `;
 
-  /** The conversation, oldest first; rebuilt only when the journal, the messages or the sessions changed. */
+  /** The conversation, oldest first; rebuilt only when the journal, the messages, the sessions or the floor changed. */
   private items(): Item[] {
-    const from = [this.project, store.journal.version, store.messages, store.sessions];
+    const from = [this.project, store.journal.version, store.messages, store.sessions, store.chatFloor(this.project)];
     if (this._memo && this._memo.from.every((x, i) => x === from[i])) return this._memo.items;
     const items = this.build();
     this._memo = { from, items };
@@ -107,16 +110,19 @@ export class PdChat extends LitElement {
 
   private build(): Item[] {
     const items: Item[] = [];
+    // Only from where the conversation is held complete: below, one kind may be paged further back than the other.
+    const floor = store.chatFloor(this.project);
     for (const m of store.messages.values()) {
-      if (m.project_id !== this.project) continue;
+      if (m.project_id !== this.project || (m.seq !== null && m.seq < floor)) continue;
       items.push({ kind: 'user', key: `m:${m.message_id}`, order: m.seq ?? Number.MAX_SAFE_INTEGER - 1e6 + Date.parse(m.created_at) / 1e9, m });
     }
     // Keyed by the row and the text block within it: a key must not move when other rows arrive.
     const add = (e: EventRow, kind: 'orchestrator' | 'spawn' | 'refused', text: string, block = 0) =>
       items.push({ kind, key: `${e.event_id}:${block}`, order: e.seq, text });
     for (const e of store.journal.project(this.project)) {
+      if (e.seq < floor) continue;
       const p = (e.payload ?? {}) as Record<string, unknown>;
-      if (e.event_type === 'claude.assistant' && e.session_id && store.sessions.get(e.session_id)?.role === 'orchestrator') {
+      if (e.event_type === 'claude.assistant' && store.isOrchestrator(e.session_id)) {
         const content = (p.message as { content?: { type?: string; text?: string }[] } | undefined)?.content ?? [];
         content.forEach((b, i) => b.type === 'text' && b.text && add(e, 'orchestrator', b.text, i));
       } else if (e.event_type === 'task.submitted' && p.spawned_by) {
@@ -133,9 +139,14 @@ export class PdChat extends LitElement {
     const items = this.items();
     const busy = store.busy(this.project);
     const last = items.at(-1);
+    const loading = store.chatLoading(this.project);
     return html`
-      ${items.length ? '' : html`<p class="empty">No conversation yet. Send the orchestrator an instruction.</p>`}
-      <pd-feed ?hidden=${!items.length} label="conversation" .startLabel=${""} .items=${items} .keyFunction=${(it: Item) => it.key}
+      ${items.length
+        ? ''
+        : html`<p class="empty">${loading ? 'Loading the conversation…' : 'No conversation yet. Send the orchestrator an instruction.'}</p>`}
+      <pd-feed ?hidden=${!items.length} label="conversation" startLabel="Start of the conversation" loadingLabel="Loading older messages…"
+        olderLabel="Older messages" ?hasOlder=${store.hasOlderChat(this.project)} ?loading=${loading}
+        @pd-older=${() => void store.loadChat(this.project).catch(() => {})} .items=${items} .keyFunction=${(it: Item) => it.key}
         .renderItem=${(it: Item) =>
           it.kind === 'user'
             ? html`<li class="user ${it.m.status}" data-message=${it.m.message_id} data-state=${it.m.status}><div class="bubble">${it.m.text}<span class="state">${this.label(it.m, busy)}</span></div></li>`

@@ -35,6 +35,10 @@ export class Journal {
   private taskFloors = new Map<string, number>();
   /** A task whose rows survive trimming (the one open on screen). */
   private kept: string | null = null;
+  /** Other rows that survive trimming (the conversation on screen, however far back it was paged). */
+  private spared: ((row: EventRow) => boolean) | null = null;
+  /** Rows below this seq may have been dropped by trimming (but the kept and spared ones). */
+  private cutAt = 0;
   /** Bumped on every change, so selectors can memoise on it. */
   version = 0;
 
@@ -117,6 +121,16 @@ export class Journal {
     this.kept = taskId;
   }
 
+  /** Keeps the rows that match through trimming, whatever their seq (null: none). */
+  spare(match: ((row: EventRow) => boolean) | null): void {
+    this.spared = match;
+  }
+
+  /** Below which seq rows may have been trimmed: a sparse index held below it (a chat) is complete only from here on. */
+  get trimmed(): number {
+    return this.cutAt;
+  }
+
   clear(): void {
     this.all = [];
     this.ids.clear();
@@ -124,6 +138,7 @@ export class Journal {
     this.byProject.clear();
     this.taskFloors.clear();
     this.floorAll = 0;
+    this.cutAt = 0;
     this.version++;
   }
 
@@ -138,20 +153,22 @@ export class Journal {
     return lo;
   }
 
-  /** Drops the oldest rows (but the kept task's) down to the cap, and raises the floors to match. */
+  /** Drops the oldest rows (but the kept task's and the spared ones) down to the cap, and raises the floors to match. */
   private trim(): void {
     const kept = this.kept;
+    const spared = this.spared;
+    const keeps = (r: EventRow) => (!!kept && r.task_id === kept) || (!!spared && spared(r));
     const excess = this.all.length - this.cap;
     let dropped = 0;
     let cut = 0;
     for (const r of this.all) {
       if (dropped >= excess) break;
-      if (r.task_id !== kept || !kept) {
+      if (!keeps(r)) {
         dropped++;
         cut = r.seq + 1;
       }
     }
-    const stays = (r: EventRow) => r.seq >= cut || (!!kept && r.task_id === kept);
+    const stays = (r: EventRow) => r.seq >= cut || keeps(r);
     this.all = this.all.filter((r) => {
       if (stays(r)) return true;
       this.ids.delete(r.event_id);
@@ -169,6 +186,7 @@ export class Journal {
       else this.byProject.delete(k);
     }
     this.floorAll = Math.max(this.floorAll, cut);
+    this.cutAt = Math.max(this.cutAt, cut);
     for (const [k, f] of this.taskFloors) if (k !== kept) this.taskFloors.set(k, Math.max(f, cut));
     this.version++;
   }

@@ -150,6 +150,22 @@ describe('the journal', () => {
     // A row dropped by trimming can be paged in again.
     expect(j.has(rows[1]!.event_id)).toBe(false);
   });
+
+  it('keeps the conversation on screen through trimming, however far back it was paged, and says below which seq others may be gone', () => {
+    const j = new Journal(1000);
+    // A chat paged back to its start: messages far below the rows that stream in afterwards.
+    const said = Array.from({ length: 300 }, (_, i) => row(i + 1, 'user_message', { text: `note ${i}` }, { message_id: `m${i}` }));
+    j.add(said);
+    j.spare((r) => r.event_type === 'user_message');
+    const live = Array.from({ length: 5000 }, (_, i) => row(1000 + i, 'claude.assistant'));
+    for (let i = 0; i < live.length; i += 100) j.add(live.slice(i, i + 100));
+    expect(j.trimmed).toBeGreaterThan(1000);
+    expect(j.project(P).filter((r) => r.event_type === 'user_message').map((r) => r.seq)).toEqual(said.map((r) => r.seq));
+    // Off screen, they go with the next trim like any old row.
+    j.spare(null);
+    for (let i = 0; i < 30; i++) j.add([row(7000 + i * 100, 'claude.assistant'), ...Array.from({ length: 99 }, (_, k) => row(7001 + i * 100 + k, 'x'))]);
+    expect(j.project(P).some((r) => r.event_type === 'user_message')).toBe(false);
+  });
 });
 
 describe('the outbox', () => {

@@ -80,8 +80,31 @@ describe('GET /api/events, filtered and paged backwards', () => {
     expect(raw.events.length).toBe(lines.length * 10 + 1);
   });
 
+  it('role keeps the rows of sessions in that role: an orchestrator\'s words paged back past the output of a worker around them', async () => {
+    const worker = await makeSession(t.db.sql, 'filters roles');
+    const [o] = await t.db.sql<{ id: string }[]>`
+      insert into dispatch.sessions (project_id, role, status) values (${worker.projectId}, 'orchestrator', 'success') returning id`;
+    const orchestrator: SessionRef = { projectId: worker.projectId, sessionId: o!.id };
+    for (let i = 0; i < 6; i++) await write(i % 3 ? worker : orchestrator, lines);
+    const words = (await page(`session=${o!.id}&type=claude.assistant&limit=1000`)).events.map((e) => e.seq);
+    expect(words.length).toBeGreaterThan(0);
+    const got: number[] = [];
+    let before: number | null | undefined = Number.MAX_SAFE_INTEGER;
+    while (before) {
+      const p = await page(`project=${worker.projectId}&type=claude.assistant&role=orchestrator&before=${before}&limit=3`);
+      expect(p.events.every((e) => e.session_id === o!.id)).toBe(true);
+      got.unshift(...p.events.map((e) => e.seq));
+      before = p.next_before;
+    }
+    expect(got).toEqual(words);
+    // A list of roles; a role no session has keeps nothing.
+    const both = await page(`project=${worker.projectId}&type=claude.assistant&role=worker,orchestrator&limit=1000`);
+    expect(new Set(both.events.map((e) => e.session_id))).toEqual(new Set([worker.sessionId, o!.id]));
+    expect((await page(`project=${worker.projectId}&role=reviewer&limit=1000`)).events).toEqual([]);
+  });
+
   it('refuses a malformed filter with 400', async () => {
-    for (const q of ['tier=cooked', 'type=DROP TABLE', 'before=0', 'type=a,,b']) {
+    for (const q of ['tier=cooked', 'type=DROP TABLE', 'before=0', 'type=a,,b', 'role=', 'role=Chief Orchestrator']) {
       const res = await t.call('GET', `/api/events?${q}`);
       expect(res.status, q).toBe(400);
     }
