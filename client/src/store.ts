@@ -269,7 +269,18 @@ export class Store extends EventTarget {
     }
   }
 
-  /** A task is on screen: its rows are kept through trimming, and its newest ones and handoff are fetched. */
+  /**
+   * Whether the person follows the open task's newest rows (its journal pinned to the bottom): its
+   * held rows are then a bounded window of the newest (older ones page back in); while they read
+   * older rows none of them go, and back at the bottom the window is trimmed again.
+   */
+  followTask(on: boolean): void {
+    const v = this.journal.version;
+    this.journal.follow(on);
+    if (this.journal.version !== v) this.changed();
+  }
+
+  /** A task is on screen (followed at its newest rows): its rows are kept through the scope's trimming, and its newest ones and handoff are fetched. */
   async showTask(taskId: string | null): Promise<void> {
     this.openTask = taskId;
     this.journal.keep(taskId);

@@ -49,6 +49,7 @@ class HeldFlow extends FlowLayout {
 
 /**
  * @fires pd-older - the person reached the top and older rows exist (`hasOlder`)
+ * @fires pd-follow - the view was pinned to the newest row (detail true) or left it to read older rows (false)
  */
 @customElement('pd-feed')
 export class PdFeed<T = unknown> extends LitElement {
@@ -121,7 +122,13 @@ export class PdFeed<T = unknown> extends LitElement {
     return row ? row.getBoundingClientRect().top - v.getBoundingClientRect().top - v.clientTop : undefined;
   }
 
+  /** Whether the view follows the newest row (pinned to the bottom). */
+  get pinned(): boolean {
+    return this._pinned;
+  }
+
   override updated(changed: Map<string, unknown>): void {
+    if (changed.has('_pinned') && changed.get('_pinned') !== undefined) this.dispatchEvent(new CustomEvent<boolean>('pd-follow', { detail: this._pinned }));
     if (changed.has('items')) {
       const i = this._keyAtTop === undefined ? -1 : this.items.findIndex((x) => this.keyFunction(x) === this._keyAtTop);
       this._keyAtTop = undefined;

@@ -78,8 +78,11 @@ export class PdTaskDetail extends LitElement {
   private show(): void {
     this._shown = this.task;
     this._loading = true;
-    store
-      .showTask(this.task)
+    const shown = store.showTask(this.task);
+    // Another task in the same view: the feed may have been left scrolled up.
+    const feed = this.renderRoot.querySelector('pd-feed');
+    if (feed) store.followTask(feed.pinned);
+    shown
       .catch(() => {})
       .finally(() => (this._loading = false));
   }
@@ -132,7 +135,7 @@ export class PdTaskDetail extends LitElement {
       <section><h3>Sessions</h3><pd-timeline .task=${t.id}></pd-timeline></section>
       <section data-testid="journal"><h3>Journal${store.hasOlder(t.id) ? ` (newest ${rows.length})` : ` (${rows.length})`}</h3>
         <pd-feed label="journal" .items=${rows} .keyFunction=${(e: EventRow) => e.event_id} ?hasOlder=${store.hasOlder(t.id)} ?loading=${this._loading}
-          @pd-older=${this.older} .renderItem=${(r: EventRow) => html`<pd-journal-line role="listitem" data-seq=${r.seq} .row=${r}></pd-journal-line>`}></pd-feed>
+          @pd-older=${this.older} @pd-follow=${(e: CustomEvent<boolean>) => store.followTask(e.detail)} .renderItem=${(r: EventRow) => html`<pd-journal-line role="listitem" data-seq=${r.seq} .row=${r}></pd-journal-line>`}></pd-feed>
       </section>
     `;
   }

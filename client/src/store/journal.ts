@@ -7,6 +7,15 @@ import type { EventRow } from '../schemas.ts';
 export const JOURNAL_CAP = 20_000;
 /** Rows dropped at once past the cap, so trimming is rare and amortised. */
 const TRIM_SLACK = 2_000;
+/**
+ * Rows of the open task held at most while the person follows its newest rows: 5 000 lines are
+ * hundreds of phone screens (well past what anyone scrolls through by hand; older ones page back in,
+ * 300 at a time), and small beside the scope's window, so a worker printing all day costs the phone
+ * no more than a quiet one. A live task prints ~50 lines/s at most: the window is ~100 s of its output.
+ */
+export const TASK_CAP = 5_000;
+/** Rows of the open task dropped at once past its cap. */
+const TASK_SLACK = 1_000;
 
 function insertSorted(list: EventRow[], row: EventRow): void {
   const last = list.at(-1);
@@ -33,8 +42,14 @@ export class Journal {
   /** Every row of the scope with seq >= floor is held (0: back to the journal's start). */
   private floorAll = 0;
   private taskFloors = new Map<string, number>();
-  /** A task whose rows survive trimming (the one open on screen). */
+  /** A task whose rows survive the scope's trimming (the one open on screen). */
   private kept: string | null = null;
+  /**
+   * Whether the person follows the kept task's newest rows (its view pinned to the bottom): then its
+   * rows are bounded to a window of the newest {@link TASK_CAP}; while they read older rows, none of
+   * its rows are dropped.
+   */
+  private following = true;
   /** Other rows that survive trimming (the conversation on screen, however far back it was paged). */
   private spared: ((row: EventRow) => boolean) | null = null;
   /** Rows below this seq may have been dropped by trimming (but the kept and spared ones). */
@@ -42,7 +57,10 @@ export class Journal {
   /** Bumped on every change, so selectors can memoise on it. */
   version = 0;
 
-  constructor(private readonly cap = JOURNAL_CAP) {}
+  constructor(
+    private readonly cap = JOURNAL_CAP,
+    private readonly taskCap = TASK_CAP,
+  ) {}
 
   get size(): number {
     return this.all.length;
@@ -74,7 +92,7 @@ export class Journal {
     }
     if (fresh.length) {
       this.version++;
-      if (this.all.length > this.cap + TRIM_SLACK) this.trim();
+      this.bound();
     }
     return fresh;
   }
@@ -115,10 +133,21 @@ export class Journal {
     this.version++;
   }
 
-  /** Keeps one task's rows through trimming (null: none). */
+  /** Keeps one task's rows through the scope's trimming (null: none); it opens followed at its newest rows. */
   keep(taskId: string | null): void {
     if (taskId && !this.taskFloors.has(taskId)) this.taskFloors.set(taskId, this.floorAll);
     this.kept = taskId;
+    this.following = true;
+  }
+
+  /**
+   * The person follows the kept task's newest rows (true), or reads older ones (false). Back at the
+   * newest rows, what was paged in meanwhile (and what streamed in) is trimmed to the window at once.
+   */
+  follow(on: boolean): void {
+    if (this.following === on) return;
+    this.following = on;
+    this.bound();
   }
 
   /** Keeps the rows that match through trimming, whatever their seq (null: none). */
@@ -153,6 +182,16 @@ export class Journal {
     return lo;
   }
 
+  /** Trims when past a cap: the scope's rows (but the kept task's), then the kept task's while it is followed. */
+  private bound(): void {
+    // The kept task's rows do not count here (they do not go): a long one read far back would trim at every row.
+    const kept = this.kept ? (this.byTask.get(this.kept)?.length ?? 0) : 0;
+    if (this.all.length - kept > this.cap + TRIM_SLACK) this.trim();
+    const l = this.kept && this.following ? this.byTask.get(this.kept) : undefined;
+    // Below its newest TASK_CAP rows everything goes (but the spared rows), so every floor stays true.
+    if (l && l.length > this.taskCap + TASK_SLACK) this.cut(l[l.length - this.taskCap]!.seq, null);
+  }
+
   /** Drops the oldest rows (but the kept task's and the spared ones) down to the cap, and raises the floors to match. */
   private trim(): void {
     const kept = this.kept;
@@ -168,6 +207,13 @@ export class Journal {
         cut = r.seq + 1;
       }
     }
+    this.cut(cut, kept);
+  }
+
+  /** Drops the rows below seq `cut` (but those of task `kept` and the spared ones), and raises the floors to match. */
+  private cut(cut: number, kept: string | null): void {
+    const spared = this.spared;
+    const keeps = (r: EventRow) => (!!kept && r.task_id === kept) || (!!spared && spared(r));
     const stays = (r: EventRow) => r.seq >= cut || keeps(r);
     this.all = this.all.filter((r) => {
       if (stays(r)) return true;
