@@ -1,6 +1,7 @@
 // The Trellis tile's own state: the view from GET /api/trellis (live thread, thread list, and the
 // recent context of the focused thread or else the live one), refreshed every 10 s, whenever the
-// focused thread changes (on any client: focus arrives through the store's stream) and on demand.
+// focused thread changes (on any client: focus arrives through the store's stream), when the
+// stream is back after a loss, and on demand.
 // It lives apart from the store, so nothing else waits on Trellis.
 import { api } from './api.ts';
 import { TrellisSchema, type Trellis } from './schemas.ts';
@@ -27,9 +28,14 @@ class TrellisState extends EventTarget {
   private loads = 0;
   private focusSeen: ThreadId | null | undefined;
 
+  private connection = store.connection;
+
   private readonly onStore = () => {
+    // Back from offline or a lost server: ask at once rather than at the next refresh.
+    const back = store.connection === 'live' && this.connection !== 'live';
+    this.connection = store.connection;
     const f = store.focus?.thread_id ?? null;
-    if (this.focusSeen !== undefined && String(f) === String(this.focusSeen)) return;
+    if (!back && this.focusSeen !== undefined && String(f) === String(this.focusSeen)) return;
     this.focusSeen = f;
     void this.load();
   };
@@ -58,7 +64,10 @@ class TrellisState extends EventTarget {
     try {
       view = await api(TrellisSchema, thread === null ? '/api/trellis' : `/api/trellis?thread=${encodeURIComponent(String(thread))}`);
     } catch {
-      view = { available: false, reason: 'the server cannot be reached' };
+      // Our own server did not answer: that says nothing about Trellis (the connection banner
+      // says the server is away), so the tile keeps what it showed — none at all on a server
+      // without Trellis — and asks again once the stream is back.
+      return;
     }
     if (n !== this.loads) return;
     this.view = view;

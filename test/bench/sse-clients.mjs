@@ -24,30 +24,53 @@ function report() {
   process.exit(0);
 }
 
+// Every frame has exactly one data line, and a JSON payload holds no raw newline: a client that
+// only counts looks for this marker in the bytes, so the load generator's own parsing (100 clients
+// at 1 000 lines/s is 100 000 frames/s in this one process) does not delay the clients it measures.
+const DATA = Buffer.from('\ndata: ');
+let complete = 0;
+
+function counted(k, frames) {
+  const now = performance.timeOrigin + performance.now();
+  if (!firstAt) firstAt = now;
+  lastAt = now;
+  const before = counts[k];
+  counts[k] += frames;
+  if (expect && before < expect && counts[k] >= expect && ++complete === n) report();
+  return now;
+}
+
 for (let k = 0; k < n; k++) {
   const req = http.get(`${url}/api/stream`, { agent, headers: { accept: 'text/event-stream', 'last-event-id': String(after) } }, (res) => {
     connected++;
     if (connected === n) process.stderr.write('ready\n');
+    if (!measures.has(k)) {
+      let tail = Buffer.alloc(0);
+      res.on('data', (chunk) => {
+        const hay = tail.length ? Buffer.concat([tail, chunk]) : chunk;
+        let frames = 0;
+        for (let i = hay.indexOf(DATA); i !== -1; i = hay.indexOf(DATA, i + DATA.length)) frames++;
+        tail = Buffer.from(hay.subarray(Math.max(0, hay.length - (DATA.length - 1))));
+        if (frames) counted(k, frames);
+      });
+      return;
+    }
     let buf = '';
     res.setEncoding('utf8');
     res.on('data', (chunk) => {
       buf += chunk;
+      let start = 0;
       let i;
-      while ((i = buf.indexOf('\n\n')) !== -1) {
-        const block = buf.slice(0, i);
-        buf = buf.slice(i + 2);
+      while ((i = buf.indexOf('\n\n', start)) !== -1) {
+        const block = buf.slice(start, i);
+        start = i + 2;
         const data = block.split('\n').find((l) => l.startsWith('data: '));
         if (!data) continue;
-        const now = performance.timeOrigin + performance.now();
-        counts[k]++;
-        if (!firstAt) firstAt = now;
-        lastAt = now;
-        if (measures.has(k)) {
-          const m = /"t":([0-9.]+)/.exec(data);
-          if (m) latencies.push(now - Number(m[1]));
-        }
-        if (expect && counts.every((c) => c >= expect)) report();
+        const now = counted(k, 1);
+        const m = /"t":([0-9.]+)/.exec(data);
+        if (m) latencies.push(now - Number(m[1]));
       }
+      buf = buf.slice(start);
     });
   });
   req.on('error', () => {});

@@ -103,6 +103,15 @@ describe('the live view', () => {
     };
     await scrollTo(journal.getByText('<script>window.__xss=4</script>', { exact: false }).first());
     await scrollTo(page.locator('summary', { hasText: 'Tool result' }).first());
+    // Collapsed, a tool call says what it ran and a result its first line, as text.
+    const call = journal.locator('summary', { hasText: 'Tool call: Bash' }).first();
+    await scrollTo(call);
+    expect(await call.locator('.preview').innerText()).toBe(`echo '<img src=x onerror="window.__xss=1"><script>window.__xss=2</script>'`);
+    expect(await page.locator('summary', { hasText: 'Tool result' }).first().locator('.preview').innerText()).toContain('<img src=x');
+    // Each row spans the list, divider and all (a virtualised row is placed absolutely).
+    const rowWidth = (await journal.locator('pd-journal-line', { has: page.locator('summary', { hasText: 'Tool call: Bash' }) }).first().boundingBox())!.width;
+    const listWidth = (await journal.locator('lit-virtualizer').boundingBox())!.width;
+    expect(rowWidth).toBeGreaterThan(listWidth * 0.97);
     await page.locator('summary', { hasText: 'Tool result' }).first().click();
     expect(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss)).toBeUndefined();
     expect(await page.locator('pd-journal-line img, pd-journal-line script').count()).toBe(0);

@@ -103,9 +103,10 @@ describe('a gate on the phone', () => {
       expect(pushed.body).toContain('Project: phone gates');
       expect(pushed.actions).toEqual([{ action: 'approve', title: 'Approve' }, { action: 'deny', title: 'Deny' }]);
 
-      // Both clients show it in "Needs you", with the exact command.
+      // Both clients show it under "Approve or deny" (not a second "Needs you" box), with the exact command.
       for (const pg of [page, desk.page]) {
         await pg.locator('pd-gates li').filter({ hasText: 'echo API_KEY=placeholder > .env' }).waitFor({ timeout: 20_000 });
+        expect(await pg.locator('pd-gates h2').innerText()).toBe('Approve or deny · 1 waiting');
       }
       await shot(page, 'phone-needs-you');
 

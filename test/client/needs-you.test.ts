@@ -109,6 +109,8 @@ describe('the Needs you section', () => {
     await item(`task:${failed}`).filter({ hasText: 'extraction failed: NOJSON-ME' }).waitFor();
     await item(`session:${extractor}`).filter({ hasText: 'stalled extractor: STALL-ME' }).waitFor();
     await item(`session:${turn}`).filter({ hasText: 'stalled orchestrator turn: needs you turn' }).waitFor();
+    // Each says since when it has been silent (a time of day), not a generic "stall threshold".
+    for (const s of [extractor, turn]) expect(await item(`session:${s}`).locator('.detail').innerText()).toMatch(/^no output since (it started at )?\d{1,2}:\d{2}/);
     const four = [`task:${gated}`, `task:${failed}`, `session:${extractor}`, `session:${turn}`];
     const all = await waitFor(() => listed(page), (s) => s.keys.length === 4, { timeout: 20_000, what: 'exactly the four items' });
     expect(all.keys.sort()).toEqual([...four].sort());

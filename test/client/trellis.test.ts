@@ -1,7 +1,7 @@
 // The Trellis tile in a real browser, against a real server, Postgres and the Trellis test server
 // with string thread ids: the live thread, the list and the context; one tap focuses a thread on
 // two browser contexts at once; Trellis hanging or stopped → "unavailable" in place while tasks
-// keep updating; no TRELLIS_URL → no tile.
+// keep updating; no TRELLIS_URL → no tile; the app's own server away → the tile keeps what it showed.
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Scenario } from '../../fixtures/scripted-model/server.ts';
@@ -119,6 +119,26 @@ describe('the Trellis tile', () => {
     await page.waitForFunction(() => document.querySelector('pd-app')?.shadowRoot?.querySelector('pd-glance')?.shadowRoot?.querySelector('pd-trellis')?.hasAttribute('hidden') === true);
     expect(await tile(page).isVisible()).toBe(false);
     expect(await page.getByText('Trellis unavailable').count()).toBe(0);
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
+  it('is not called unavailable when its own server cannot be reached (no tile stays no tile)', async () => {
+    const plain = (await listen(await startTestApp({}, loop.db))).url;
+    const { page, errors } = await open(await t.browser.newContext({ viewport: { width: 390, height: 844 } }), plain);
+    const hidden = () => page.evaluate(() => document.querySelector('pd-app')?.shadowRoot?.querySelector('pd-glance')?.shadowRoot?.querySelector('pd-trellis')?.hasAttribute('hidden'));
+    await waitFor(hidden, (h) => h === true, { what: 'no tile without TRELLIS_URL' });
+    // The phone goes offline; the tile's next refresh (every 10 s) meets no server at all.
+    const failed = page.waitForEvent('requestfailed', { predicate: (r) => r.url().includes('/api/trellis'), timeout: 30_000 });
+    await page.context().setOffline(true);
+    await failed;
+    await page.getByText('Offline').first().waitFor();
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    expect(await page.getByText('Trellis unavailable').count()).toBe(0);
+    expect(await hidden()).toBe(true);
+    await page.context().setOffline(false);
+    await page.getByText('Offline').first().waitFor({ state: 'hidden' });
+    expect(await hidden()).toBe(true);
     expect(errors).toEqual([]);
     await page.context().close();
   });

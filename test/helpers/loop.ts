@@ -45,6 +45,8 @@ export interface Loop {
   http?: { url: string; close(): Promise<void> };
   project(name: string, config?: Record<string, unknown>): Promise<string>;
   submit(projectId: string, brief: string, approach?: string): Promise<string>;
+  /** POSTs the person's message to the served app (as the phone does); its message_id. */
+  message(projectId: string, text: string): Promise<string>;
   waitTask(taskId: string, status: string | string[], timeout?: number): Promise<TaskState>;
   /**
    * Stops the runner the way a restart does (its live processes are left running, their jobs fail
@@ -131,6 +133,17 @@ export async function startLoop(opts: LoopOptions): Promise<Loop> {
     async submit(projectId, brief, approach) {
       const [r] = await db.sql<{ id: string }[]>`select dispatch.submit_task(${projectId}, ${brief}, ${approach ?? null}) as id`;
       return r!.id;
+    },
+    async message(projectId, text) {
+      if (!url) throw new Error('loop.message needs the served app (serve: true)');
+      const message_id = randomUUID();
+      const res = await fetch(`${url}/api/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ project_id: projectId, text, message_id }),
+      });
+      if (res.status !== 201) throw new Error(`POST /api/messages answered ${res.status}: ${await res.text()}`);
+      return message_id;
     },
     async waitTask(taskId, status, timeout = 30_000) {
       const want = Array.isArray(status) ? status : [status];

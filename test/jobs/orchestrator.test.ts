@@ -51,17 +51,6 @@ beforeAll(async () => {
   loop = await startLoop({ scenarios: [threeSteps], serve: true });
 });
 
-async function post(projectId: string, text: string): Promise<string> {
-  const message_id = randomUUID();
-  const res = await fetch(`${loop.url}/api/messages`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ project_id: projectId, text, message_id }),
-  });
-  expect(res.status).toBe(201);
-  return message_id;
-}
-
 async function settled(projectId: string, turns: number) {
   return waitFor(
     async () => {
@@ -86,8 +75,8 @@ describe('SC-4 and FR-007, two projects at once', () => {
     const [b] = await loop.db.sql<{ id: string }[]>`select dispatch.create_project('essay B') as id`;
     const A = a!.id;
     const B = b!.id;
-    await post(A, 'Write an essay in three steps.');
-    await post(B, 'Write an essay in three steps.');
+    await loop.message(A, 'Write an essay in three steps.');
+    await loop.message(B, 'Write an essay in three steps.');
 
     // FR-007 in project B: while its second worker runs, a message is pending, not delivered.
     await waitFor(
@@ -96,7 +85,7 @@ describe('SC-4 and FR-007, two projects at once', () => {
       (rows) => rows.length > 0,
       { timeout: 60_000, what: 'worker two of project B to run' },
     );
-    const late = await post(B, 'Also give it a title.');
+    const late = await loop.message(B, 'Also give it a title.');
     const state = (await (await fetch(`${loop.url}/api/state`)).json()) as { pending_messages: { message_id: string }[] };
     expect(state.pending_messages.map((m) => m.message_id)).toContain(late);
     // Worker two was still running when the message came (the model holds its answer): undelivered.

@@ -1,7 +1,6 @@
 // User input is delivered exactly once even when a turn fails (real CLI, scripted model): a turn
 // that ends in an error result, and a turn killed with SIGKILL mid-run, give their claimed messages
 // back (pending again, user_message.returned); the next turn delivers each once and succeeds.
-import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Scenario } from '../../fixtures/scripted-model/server.ts';
 import { waitFor } from '../helpers/db.ts';
@@ -29,17 +28,6 @@ beforeAll(async () => {
   loop = await startLoop({ scenarios: [scenario], serve: true });
   defer(() => loop.model.release('held-turn'), 'release the held turn');
 });
-
-async function post(projectId: string, text: string): Promise<string> {
-  const message_id = randomUUID();
-  const res = await fetch(`${loop.url}/api/messages`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ project_id: projectId, text, message_id }),
-  });
-  expect(res.status).toBe(201);
-  return message_id;
-}
 
 interface Turn {
   id: string;
@@ -98,14 +86,14 @@ async function expectDeliveredOnce(projectId: string, messageId: string, text: s
 describe('a failed orchestrator turn', () => {
   it('that ends in an error result gives its messages back; the next turn delivers them once', async () => {
     const p = await loop.project('error result');
-    const id = await post(p, ERROR_TEXT);
+    const id = await loop.message(p, ERROR_TEXT);
     const [first] = await waitFor(() => turns(p), (t) => t.length >= 1 && t[0]!.status === 'failed', { timeout: 60_000, what: 'the first turn to fail' });
     await expectDeliveredOnce(p, id, ERROR_TEXT, first!.id, 'failed');
   }, 120_000);
 
   it('that is killed mid-run gives its messages back; the next turn delivers them once', async () => {
     const p = await loop.project('killed turn');
-    const id = await post(p, KILL_TEXT);
+    const id = await loop.message(p, KILL_TEXT);
     await loop.model.atGate('held-turn');
     const [running] = await waitFor(
       () => loop.db.sql<{ id: string; pid: number | null }[]>`

@@ -3,7 +3,6 @@
 // journalled request; a runner that picks the turn up after a restart honours a request made while
 // no runner held it, whether its process was running or not started yet. Each ends as a heard
 // cancel does: the turn cancelled, its message given back, the next turn delivering it once.
-import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Scenario } from '../../fixtures/scripted-model/server.ts';
 import { waitFor } from '../helpers/db.ts';
@@ -29,17 +28,6 @@ let loop: Loop;
 beforeAll(async () => {
   loop = await startLoop({ scenarios: [scenario] });
 });
-
-async function post(projectId: string, text: string): Promise<string> {
-  const message_id = randomUUID();
-  const res = await fetch(`${loop.url}/api/messages`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ project_id: projectId, text, message_id }),
-  });
-  expect(res.status).toBe(201);
-  return message_id;
-}
 
 async function stop(projectId: string): Promise<void> {
   const res = await fetch(`${loop.url}/api/projects/${projectId}/turn/cancel`, { method: 'POST' });
@@ -105,7 +93,7 @@ const exitOf = async (turnId: string) =>
 describe('stopping an orchestrator turn', () => {
   it('heard over NOTIFY: SIGTERM, exit 143, the turn ends cancelled and its message goes to the next turn', async () => {
     const p = await loop.project('cancel heard');
-    const message = await post(p, HEARD);
+    const message = await loop.message(p, HEARD);
     const turn = await heldTurn(p, HEARD);
     await stop(p);
     expect(await ending(p, turn, message)).toEqual(asHeard);
@@ -114,7 +102,7 @@ describe('stopping an orchestrator turn', () => {
 
   it('whose NOTIFY was lost is found by the runner\'s poll and ends the same way', async () => {
     const p = await loop.project('cancel lost');
-    const message = await post(p, LOST);
+    const message = await loop.message(p, LOST);
     const turn = await heldTurn(p, LOST);
     // The request as dispatch.cancel_turn journals it, without its pg_notify: only the poll can see it.
     await loop.db.sql`
@@ -126,7 +114,7 @@ describe('stopping an orchestrator turn', () => {
 
   it('asked while no runner held it is honoured by the runner that adopts its process, and ends the same way', async () => {
     const p = await loop.project('cancel while restarting');
-    const message = await post(p, ADOPTED);
+    const message = await loop.message(p, ADOPTED);
     const turn = await heldTurn(p, ADOPTED);
     await loop.runner.stop(); // as a restart does: the turn's process is left running for the next runner
     await stop(p);
@@ -141,7 +129,7 @@ describe('stopping an orchestrator turn', () => {
   it('asked after a runner claimed it and went away before starting it ends cancelled with no process; the next turn answers', async () => {
     await loop.runner.stop();
     const p = await loop.project('cancel before start');
-    const message = await post(p, UNSTARTED); // enqueues the turn; no runner runs it yet
+    const message = await loop.message(p, UNSTARTED); // enqueues the turn; no runner runs it yet
     // The runner that claimed the turn went away before it started the process.
     await loop.db.sql`select dispatch.claim_orchestrator_turn(${p})`;
     const [claimed] = await loop.db.sql<{ id: string }[]>`select id from dispatch.sessions where project_id = ${p} and role = 'orchestrator'`;

@@ -71,7 +71,7 @@ export class PdGates extends LitElement {
     const gates = gatesState.gates.filter((g) => (!this.projectId || g.project_id === this.projectId) && (!this.taskId || g.task_id === this.taskId));
     if (!gates.length) return error ? html`<p class="error" role="alert">${error}</p>` : nothing;
     return html`<section aria-label="Needs you">
-      <h2>Needs you · ${gates.length} waiting</h2>
+      <h2>Approve or deny · ${gates.length} waiting</h2>
       ${error ? html`<p class="error" role="alert">${error}</p>` : nothing}
       <ul>
         ${gates.map(

@@ -11,6 +11,21 @@ function blocks(row: EventRow): Block[] {
   return Array.isArray(c) ? (c as Block[]) : [];
 }
 
+/** One line of what a tool call does or a result says, so a collapsed row can be read at a glance. */
+function preview(v: unknown): string {
+  let text: string;
+  if (v && typeof v === 'object' && !Array.isArray(v)) {
+    const o = v as Record<string, unknown>;
+    const key = ['command', 'file_path', 'path', 'pattern', 'url', 'query', 'description', 'prompt'].find((k) => typeof o[k] === 'string' && o[k]);
+    text = key ? String(o[key]) : JSON.stringify(o);
+  } else {
+    text = asText(v);
+  }
+  const line = text.split('\n').find((l) => l.trim()) ?? '';
+  const one = line.replace(/\s+/g, ' ').trim();
+  return one.length > 90 ? `${one.slice(0, 89)}…` : one;
+}
+
 function asText(v: unknown): string {
   if (typeof v === 'string') return v;
   if (Array.isArray(v)) return v.map((x) => (typeof x === 'object' && x && 'text' in x ? String((x as { text: unknown }).text) : JSON.stringify(x))).join('\n');
@@ -23,7 +38,10 @@ export class PdJournalLine extends LitElement {
   @property({ attribute: false }) row!: EventRow;
 
   static override styles = css`
-    :host { display: block; border-bottom: 1px solid var(--pd-line); padding: 0.35rem 0; font-size: 0.9rem; }
+    /* width: a virtualised list places its rows absolutely, where a block shrinks to its text and
+       the divider with it. */
+    :host { display: block; width: 100%; box-sizing: border-box; border-bottom: 1px solid var(--pd-line); padding: 0.35rem 0; font-size: 0.9rem; }
+    .preview { font-family: var(--pd-mono); font-size: 0.8rem; color: var(--pd-fg); }
     .head { color: var(--pd-muted); font-size: 0.75rem; display: flex; gap: 0.5rem; }
     .text { white-space: pre-wrap; overflow-wrap: anywhere; }
     .err { color: var(--pd-failed); }
@@ -48,12 +66,12 @@ export class PdJournalLine extends LitElement {
           b.type === 'text'
             ? html`<div class="text">${b.text}</div>`
             : b.type === 'tool_use'
-              ? html`<details><summary>Tool call: ${b.name}</summary><pre>${asText(b.input)}</pre></details>`
+              ? html`<details><summary>Tool call: ${b.name} <span class="preview">${preview(b.input)}</span></summary><pre>${asText(b.input)}</pre></details>`
               : html`<details><summary>${b.type ?? 'block'}</summary><pre>${asText(b)}</pre></details>`,
         );
       case 'claude.tool_result':
         return blocks(r).map(
-          (b) => html`<details><summary class=${b.is_error ? 'err' : ''}>Tool result${b.is_error ? ' (error)' : ''}</summary><pre>${asText(b.content)}</pre></details>`,
+          (b) => html`<details><summary class=${b.is_error ? 'err' : ''}>Tool result${b.is_error ? ' (error)' : ''} <span class="preview">${preview(b.content)}</span></summary><pre>${asText(b.content)}</pre></details>`,
         );
       case 'claude.result':
         return html`<div class="text ${p.is_error ? 'err' : 'ok'}">${p.is_error ? 'Error: ' : 'Result: '}${String(p.result ?? p.subtype ?? '')}</div>`;

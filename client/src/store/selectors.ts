@@ -100,6 +100,16 @@ export interface NeedsYouItem {
  * extraction_failed, …), stalled sessions of any role (worker, extractor, orchestrator), messages
  * the server never recorded, the orchestrator's needs_user items and a stopped loop with its reason.
  */
+/** How long a stalled session has been silent, in the words its task card uses when it has one. */
+function stallDetail(s: { status_reason?: string | null; last_output_at?: string | null; started_at?: string | null }, task: Task | undefined): string {
+  if (task?.status === 'stalled' && task.status_reason) return task.status_reason;
+  if (s.status_reason) return s.status_reason;
+  const since = s.last_output_at ?? s.started_at;
+  if (!since) return 'no output yet';
+  const at = new Date(since).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+  return `${s.last_output_at ? 'no output since' : 'no output since it started at'} ${at}`;
+}
+
 export const needsYouOf = memo((m: Model, messages: ReadonlyMap<string, { message_id: string; project_id: string; text: string; status: string }>, project: string): NeedsYouItem[] => {
   const items: NeedsYouItem[] = [];
   const inScope = (p: string | null | undefined) => !project || p === project;
@@ -115,7 +125,7 @@ export const needsYouOf = memo((m: Model, messages: ReadonlyMap<string, { messag
     items.push({
       key: `session:${s.id}`, kind: 'stalled_session',
       title: `stalled ${s.role === 'orchestrator' ? 'orchestrator turn' : s.role}: ${task ? task.brief : (m.projects.get(s.project_id)?.name ?? 'project')}`,
-      detail: s.status_reason ?? 'no output for the stall threshold', project_id: s.project_id, role: s.role, ...(s.task_id ? { task_id: s.task_id } : {}),
+      detail: stallDetail(s, task), project_id: s.project_id, role: s.role, ...(s.task_id ? { task_id: s.task_id } : {}),
     });
   }
   for (const msg of messages.values()) {
