@@ -53,6 +53,8 @@ const THEMES = ['auto', 'light', 'dark'] as const;
 @customElement('pd-app')
 export class PdApp extends LitElement {
   @state() private _view: View = 'tasks';
+  /** The Tasks view shows only this glance group ('' for all): #/tasks?only=running. */
+  @state() private _only = '';
   @state() private _task = '';
   @state() private _project = localStorage.getItem('pd.project') ?? '';
   @state() private _needsToken = false;
@@ -168,7 +170,10 @@ export class PdApp extends LitElement {
       this._view = 'tasks';
     } else {
       this._task = '';
-      this._view = (VIEWS.find(([v]) => v === h)?.[0] ?? 'tasks') as View;
+      const [v, query] = h.split('?');
+      this._view = (VIEWS.find(([x]) => x === v)?.[0] ?? 'tasks') as View;
+      const only = new URLSearchParams(query ?? '').get('only') ?? '';
+      this._only = this._view === 'tasks' && ['running', 'stalled', 'failed', 'finished'].includes(only) ? only : '';
     }
     // Another view starts at its top, not where the last one was scrolled to.
     if (h !== this._route) window.scrollTo(0, 0);
@@ -202,6 +207,14 @@ export class PdApp extends LitElement {
   private go(path: string): void {
     location.hash = `#/${path}`;
   }
+
+  /** A glance chip: its tasks in the Tasks view; "needs you" brings its list into view. */
+  private chip = async (e: CustomEvent<string>) => {
+    if (e.detail !== 'needs-you') return this.go(`tasks?only=${e.detail}`);
+    if (this._task) this.go('tasks');
+    await this.updateComplete;
+    this.renderRoot.querySelector('pd-needs-you')?.scrollIntoView({ block: 'start' });
+  };
 
   /** A stall, a failure or a finished task raises a system notification while the page is hidden. */
   private notify = (e: CustomEvent<StatusChange>) => {
@@ -250,7 +263,7 @@ export class PdApp extends LitElement {
           <button @click=${this.cycleTheme} aria-label=${`theme: ${this._theme}`} title="Theme">${this._theme === 'dark' ? '☾' : this._theme === 'light' ? '☀' : '◐'}</button>
         </div>
         ${this.banner()}
-        <pd-glance .project=${scope}></pd-glance>
+        <pd-glance .project=${scope} @pd-chip=${this.chip}></pd-glance>
         ${this._narrow ? nothing : html`<nav class="top" aria-label="views"><div role="tablist" aria-label="views">${VIEWS.map(([v, label]) => this.tab(v, label))}</div></nav>`}
       </header>
       ${this._settings ? this.settings() : nothing}
@@ -367,7 +380,7 @@ export class PdApp extends LitElement {
             <button @click=${() => (this._panel = 'task')} ?disabled=${!project} data-testid="new-task">+ Task</button>
             <button @click=${() => (this._panel = 'new-project')} data-testid="new-project">+ Project</button>
           </div>
-          <pd-task-list .project=${scope}></pd-task-list>`;
+          <pd-task-list .project=${scope} .only=${this._only} @pd-show-all=${() => this.go('tasks')}></pd-task-list>`;
     }
   }
 

@@ -1,6 +1,9 @@
 // The glance header, on every view: the Trellis tile (pd-trellis: hidden without Trellis), chips
 // for the tasks of the picked project (or all) that need the person, run, stalled, failed or
-// finished, and the focused task with a ticking duration.
+// finished (a tap shows those tasks; "needs you" scrolls to its list), and the focused task with a
+// ticking duration.
+//
+// @fires pd-chip - a chip was tapped (detail: its name: needs-you, running, stalled, failed, finished)
 import { LitElement, css, html, nothing } from 'lit';
 import { customElement, property } from 'lit/decorators.js';
 import { ClockController } from '../controllers/clock-controller.ts';
@@ -29,7 +32,9 @@ export class PdGlance extends LitElement {
     .row { display: flex; flex-wrap: wrap; gap: 0.5rem; align-items: center; }
     .thread { flex: 1 1 14rem; }
     .chips { display: flex; gap: 0.4rem; flex-wrap: wrap; margin-left: auto; }
-    .chip { border-radius: 999px; padding: 0.15rem 0.6rem; font-size: 0.8rem; font-weight: 700; border: 1px solid var(--pd-line); color: var(--pd-muted); }
+    .chip { border-radius: 999px; padding: 0.15rem 0.6rem; font: inherit; font-size: 0.8rem; font-weight: 700; border: 1px solid var(--pd-line);
+      color: var(--pd-muted); background: none; cursor: pointer; }
+    .chip:focus-visible { outline: 2px solid var(--pd-accent); outline-offset: 2px; }
     .chip.on.running { color: var(--pd-on-color, #fff); background: var(--pd-running); border-color: var(--pd-running); }
     .chip.on.stalled { color: var(--pd-on-color, #fff); background: var(--pd-stalled); border-color: var(--pd-stalled); animation: pulse 1.6s infinite; }
     .chip.on.failed { color: var(--pd-on-color, #fff); background: var(--pd-failed); border-color: var(--pd-failed); }
@@ -56,7 +61,8 @@ export class PdGlance extends LitElement {
       <div class="row">
         <pd-trellis class="thread"></pd-trellis>
         <div class="chips" role="status" aria-label="workers">
-          ${chips.map(([name, label, n]) => html`<span class="chip ${name} ${n ? 'on' : ''}" data-chip=${name}>${n} ${label}</span>`)}
+          ${chips.map(([name, label, n]) => html`<button type="button" class="chip ${name} ${n ? 'on' : ''}" data-chip=${name}
+            title=${name === 'needs-you' ? 'show what needs you' : `show the ${label} tasks`} @click=${() => this.pick(name)}>${n} ${label}</button>`)}
           <pd-changes></pd-changes>
         </div>
         <pd-usage-glance .project=${this.project}></pd-usage-glance>
@@ -69,6 +75,10 @@ export class PdGlance extends LitElement {
           : nothing}
       </div>
     `;
+  }
+
+  private pick(name: string): void {
+    this.dispatchEvent(new CustomEvent('pd-chip', { detail: name, bubbles: true, composed: true }));
   }
 }
 

@@ -1,13 +1,16 @@
 // The Tasks view: running and recent tasks of the picked project (or all, each card then naming
 // its project) with status, attempt, elapsed time and last activity. A tap opens the task; the
-// star focuses it everywhere in one action, and clears that focus when tapped again.
-import { LitElement, css, html } from 'lit';
+// star focuses it everywhere in one action, and clears that focus when tapped again. A glance chip
+// narrows it to one group (running, stalled, failed, finished) until "Show all".
+//
+// @fires pd-show-all - the person asked for every task again
+import { LitElement, css, html, nothing } from 'lit';
 import { customElement, property } from 'lit/decorators.js';
 import { ClockController } from '../controllers/clock-controller.ts';
 import { StoreController } from '../controllers/store-controller.ts';
 import { ago, clip, duration, elapsed } from '../format.ts';
 import { BAD, store } from '../store.ts';
-import { tasksOf } from '../store/selectors.ts';
+import { groupOf, tasksOf } from '../store/selectors.ts';
 import type { Task } from '../schemas.ts';
 import './pd-status.ts';
 import './pd-usage-cost.ts';
@@ -16,6 +19,8 @@ import './pd-usage-cost.ts';
 export class PdTaskList extends LitElement {
   /** Only this project's tasks (all projects when empty). */
   @property() project = '';
+  /** Only the tasks of this glance group (running, stalled, failed, finished); all when empty. */
+  @property() only = '';
 
   constructor() {
     super();
@@ -42,18 +47,27 @@ export class PdTaskList extends LitElement {
       min-width: 44px; min-height: 44px; cursor: pointer; align-self: start; }
     button.star[aria-pressed='true'] { color: var(--pd-accent); border-color: var(--pd-accent); }
     .empty { color: var(--pd-muted); padding: 2rem 0; text-align: center; }
+    .only { display: flex; align-items: center; gap: 0.5rem; margin: 0 0 0.5rem; color: var(--pd-muted); }
+    .only button { min-height: 40px; border-radius: 8px; border: 1px solid var(--pd-line); background: var(--pd-bg); color: var(--pd-fg); font: inherit; padding: 0 0.75rem; cursor: pointer; }
     .project { font-weight: 600; color: var(--pd-fg); max-width: 12rem; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
   `;
 
   private sorted(): Task[] {
-    return tasksOf(store.tasks, this.project).slice(0, 300);
+    const all = tasksOf(store.tasks, this.project);
+    return (this.only ? all.filter((t) => groupOf(store.model, t) === this.only) : all).slice(0, 300);
   }
 
   override render() {
     const tasks = this.sorted();
-    if (!tasks.length) return html`<p class="empty" data-testid="empty-tasks">No tasks yet. This view is live: work shows up here as it starts.</p>`;
+    const only = this.only
+      ? html`<p class="only" data-testid="only">Showing ${tasks.length} ${this.only} ${tasks.length === 1 ? 'task' : 'tasks'}
+          <button @click=${() => this.dispatchEvent(new CustomEvent('pd-show-all', { bubbles: true, composed: true }))} data-testid="show-all">Show all</button></p>`
+      : nothing;
+    if (!tasks.length) {
+      return html`${only}<p class="empty" data-testid="empty-tasks">${this.only ? `No ${this.only} tasks right now.` : 'No tasks yet. This view is live: work shows up here as it starts.'}</p>`;
+    }
     const now = store.now();
-    return html`<ul aria-label="tasks">
+    return html`${only}<ul aria-label="tasks">
       ${tasks.map((t) => {
         const focused = store.focus?.task_id === t.id;
         return html`<li data-task=${t.id} data-status=${t.status} class=${`${BAD.has(t.status) ? 'bad' : ''} ${focused ? 'focused' : ''}`}>

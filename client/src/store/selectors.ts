@@ -47,15 +47,24 @@ export function failed(m: Model, status: string): boolean {
 }
 
 /** The header chips of a project (or all): each task counted once, in the first bucket it fits. */
+/** The glance chip a task counts under (the first that applies), or null for none. */
+export type TaskGroup = 'needs-you' | 'stalled' | 'running' | 'failed' | 'finished';
+export function groupOf(m: Model, t: Task): TaskGroup | null {
+  if (needsUser(m, t.status)) return 'needs-you';
+  if (t.status === 'stalled' || t.stalled) return 'stalled';
+  if (t.status === 'running') return 'running';
+  if (failed(m, t.status)) return 'failed';
+  if (t.status === 'success') return 'finished';
+  return null;
+}
+
 export const countsOf = memo((m: Model, tasks: Model['tasks'], project: string): Counts => {
   const c: Counts = { needsYou: 0, running: 0, stalled: 0, failed: 0, finished: 0 };
+  const key = { 'needs-you': 'needsYou', stalled: 'stalled', running: 'running', failed: 'failed', finished: 'finished' } as const;
   for (const t of tasks.values()) {
     if (project && t.project_id !== project) continue;
-    if (needsUser(m, t.status)) c.needsYou++;
-    else if (t.status === 'stalled' || t.stalled) c.stalled++;
-    else if (t.status === 'running') c.running++;
-    else if (failed(m, t.status)) c.failed++;
-    else if (t.status === 'success') c.finished++;
+    const g = groupOf(m, t);
+    if (g) c[key[g]]++;
   }
   return c;
 });
