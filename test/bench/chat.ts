@@ -6,19 +6,13 @@
 // request for older rows (two a page: the person's messages, the orchestrator's words), and the
 // longest main-thread task meanwhile.
 //   BENCH_CHAT_TURNS   turns in the conversation (default 3000)
-import { serve } from '@hono/node-server';
-import type { AddressInfo } from 'node:net';
 import { chromium } from 'playwright-core';
-import { loadConfig } from '../../core/config.ts';
 import type { Sql } from '../../core/db/client.ts';
-import type { Logger } from '../../core/log.ts';
-import { buildApp } from '../../functions/app.ts';
-import { JournalHub } from '../../functions/stream/hub.ts';
 import { resolveChromium } from '../helpers/chromium.ts';
+import { serveInProcess } from './in-process-app.ts';
 import { fillConversation } from '../helpers/conversation.ts';
 import { r1, spread, type Print } from './stats.ts';
 
-const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-sync'];
 
 /**
@@ -59,12 +53,8 @@ interface Watched {
 export async function chatBench(sql: Sql, dbUrl: string, print: Print): Promise<void> {
   const turns = Number(process.env.BENCH_CHAT_TURNS ?? 3000);
   const talk = await fillConversation(sql, `bench talk ${Math.random().toString(36).slice(2, 6)}`, turns);
-  const hub = new JournalHub(sql, quiet, {});
-  await hub.start();
-  const app = buildApp({ sql, config: loadConfig({ DATABASE_URL: dbUrl }), log: quiet, hub });
-  const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' });
-  await new Promise<void>((r) => server.once('listening', () => r()));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const served = await serveInProcess(sql, dbUrl);
+  const url = served.url;
   const browser = await chromium.launch({ executablePath: (await resolveChromium()).path, args: ARGS, headless: true });
   try {
     const ctx = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
@@ -96,8 +86,6 @@ export async function chatBench(sql: Sql, dbUrl: string, print: Print): Promise<
     await ctx.close();
   } finally {
     await browser.close();
-    (server as unknown as { closeAllConnections(): void }).closeAllConnections();
-    await new Promise<void>((r) => server.close(() => r()));
-    await hub.stop();
+    await served.close();
   }
 }

@@ -7,21 +7,15 @@
 //   BENCH_CLIENT_ROWS    journal rows (default 1000000)
 //   BENCH_CLIENT_OPENS   cold opens taken of each kind, the median printed (default 5)
 //   BENCH_CLIENT_LIVE_S  seconds of live updates before the heap is read (default 60; the issue's figure is 600)
-import { serve } from '@hono/node-server';
-import type { AddressInfo } from 'node:net';
 import { chromium, type Page } from 'playwright-core';
-import { loadConfig } from '../../core/config.ts';
 import type { Sql } from '../../core/db/client.ts';
-import type { Logger } from '../../core/log.ts';
-import { buildApp } from '../../functions/app.ts';
-import { JournalHub } from '../../functions/stream/hub.ts';
 import { JournalWriter } from '../../jobs/journal-writer.ts';
 import { fillBigJournal } from '../helpers/big-journal.ts';
 import { resolveChromium } from '../helpers/chromium.ts';
+import { serveInProcess } from './in-process-app.ts';
 import type { Print } from './stats.ts';
 
 const OPENS = Math.max(1, Number(process.env.BENCH_CLIENT_OPENS ?? 5));
-const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-sync', '--enable-precise-memory-info'];
 
 
@@ -80,12 +74,8 @@ export async function clientBench(sql: Sql, dbUrl: string, print: Print): Promis
   const t0 = performance.now();
   const big = await fillBigJournal(sql, rows);
   const fillS = (performance.now() - t0) / 1000;
-  const hub = new JournalHub(sql, quiet, {});
-  await hub.start();
-  const app = buildApp({ sql, config: loadConfig({ DATABASE_URL: dbUrl }), log: quiet, hub });
-  const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' });
-  await new Promise<void>((r) => server.once('listening', () => r()));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const served = await serveInProcess(sql, dbUrl);
+  const url = served.url;
   const browser = await chromium.launch({ executablePath: (await resolveChromium()).path, args: ARGS, headless: true });
   try {
     const project = big.projects[0]!;
@@ -172,8 +162,6 @@ export async function clientBench(sql: Sql, dbUrl: string, print: Print): Promis
     print('client heap after live', { live_s: liveS, lines: i, js_heap_mb: Math.round((heap.usedSize / 2 ** 20) * 10) / 10, target: '≤ 50 MB' });
   } finally {
     await browser.close();
-    await hub.stop();
-    (server as unknown as { closeAllConnections(): void }).closeAllConnections();
-    await new Promise<void>((r) => server.close(() => r()));
+    await served.close();
   }
 }
