@@ -100,7 +100,12 @@ export async function flush(): Promise<void> {
         /* offline: try later */
       }
       if (status === 0 || status >= 500) break;
-      queue = queue.slice(1); // journalled, or refused for good (4xx, 429): either way done
+      // Journalled, or refused for good (4xx, 429): either way done. Reports queued while it was on
+      // its way are in storage, not in `queue`: read it again and take out only the one sent.
+      const sent = JSON.stringify(queue[0]);
+      queue = pending();
+      const at = queue.findIndex((r) => JSON.stringify(r) === sent);
+      if (at >= 0) queue.splice(at, 1);
       save(queue);
     }
   } finally {

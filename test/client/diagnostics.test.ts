@@ -72,4 +72,31 @@ describe('client crash reports', () => {
     await page.context().close();
     await server.close();
   });
+
+  it('a report made while another is on its way is sent too, not lost', async () => {
+    const { page } = await open(await t.browser.newContext(), `${t.url}/#/activity`, { allowErrors: true });
+    await page.locator('pd-activity').waitFor();
+    const before = (await crashes()).length;
+    // The first report's POST is held until the second one is queued behind it.
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let posts = 0;
+    await page.route('**/api/diagnostics/client-errors', async (route) => {
+      if (posts++ === 0) await held;
+      await route.continue();
+    });
+    const queued = () => page.evaluate(() => (JSON.parse(localStorage.getItem('pd.crash-reports') ?? '[]') as unknown[]).length);
+    await page.evaluate(() => setTimeout(() => { throw new Error('first of two reports'); }, 0));
+    await waitFor(() => Promise.resolve(posts), (n) => n === 1, { what: 'the first report on its way' });
+    await page.evaluate(() => void Promise.reject(new Error('second, queued meanwhile')));
+    await waitFor(queued, (n) => n === 2, { what: 'the second report queued' });
+    release();
+    const rows = await waitFor(crashes, (r) => r.length >= before + 2, { what: 'both reports journalled' });
+    expect(rows.slice(before).map((r) => [r.payload.kind, r.payload.message])).toEqual([
+      ['error', expect.stringContaining('first of two reports')],
+      ['unhandled_rejection', 'second, queued meanwhile'],
+    ]);
+    await page.waitForFunction(() => localStorage.getItem('pd.crash-reports') === null);
+    await page.context().close();
+  });
 });
