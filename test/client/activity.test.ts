@@ -98,6 +98,8 @@ describe('a message the server never recorded', () => {
     const [p] = await t.db.sql<{ id: string }[]>`select dispatch.create_project('orphans') as id`;
     const { page } = await open(await t.browser.newContext(), `http://127.0.0.1:${port}/#/chat`);
     await page.locator('select#project').selectOption(p!.id);
+    // The chat is a lazy chunk: loaded before the server goes, or there is no box to type in.
+    await page.locator('textarea').waitFor();
     await server.close();
     await page.locator('textarea').fill('Are you there?');
     await page.locator('textarea').press('Enter');
