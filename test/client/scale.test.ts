@@ -96,7 +96,8 @@ describe('a phone on a million-row journal', () => {
     await writer.flush();
     const jump = detail(page).getByTestId('jump-new');
     await jump.waitFor({ timeout: 20_000 });
-    expect(await jump.innerText()).toContain('5 new');
+    // The writer may commit the five in two batches: the count follows each ("↓ 1 new", then 5).
+    await expect.poll(() => jump.innerText(), { timeout: 20_000 }).toContain('5 new');
     await jump.click();
     await detail(page).locator('pd-journal-line', { hasText: 'late line 4' }).waitFor({ timeout: 10_000 });
     expect(errors).toEqual([]);
