@@ -20,19 +20,8 @@ export class GatesState extends EventTarget {
   /** Follows the store's rows: any gate event reloads the list. */
   attach(store: Store): () => void {
     this.store = store;
-    // Back from a lost connection (offline, server restart): gates may have been decided elsewhere
-    // meanwhile, and an error taken while away is out of date, so the list is read again.
-    let wasLive = false;
-    let lost = false;
     const onChange = () => {
       let fresh = false;
-      const live = store.connection === 'live';
-      if (wasLive && !live) lost = true;
-      if (live && lost) {
-        lost = false;
-        fresh = true;
-      }
-      wasLive = live;
       for (let i = store.events.length - 1; i >= 0; i--) {
         const row = store.events[i]!;
         if (row.seq <= this.seenSeq) break;
@@ -41,11 +30,18 @@ export class GatesState extends EventTarget {
       this.seenSeq = Math.max(this.seenSeq, store.events.at(-1)?.seq ?? 0);
       if (fresh) void this.load();
     };
+    // Back from a lost connection: gates may have been decided elsewhere meanwhile, and an error
+    // taken while away is out of date, so the list is read again.
+    const onBack = () => void this.load();
     store.addEventListener('change', onChange);
+    store.addEventListener('reconnected', onBack);
     this.seenSeq = store.events.at(-1)?.seq ?? 0;
     // After the snapshot: the open's own request goes first (see Store.opened).
     void store.opened.then(() => this.load());
-    return () => store.removeEventListener('change', onChange);
+    return () => {
+      store.removeEventListener('change', onChange);
+      store.removeEventListener('reconnected', onBack);
+    };
   }
 
   /** Reloads the open gates (one request at a time; a reload asked meanwhile runs after it). */

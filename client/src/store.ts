@@ -7,6 +7,8 @@
 //
 // @fires change - the model or the journal changed (once per microtask, however many rows came)
 // @fires task-status - a task reached a new status (detail: {@link StatusChange})
+// @fires reconnected - the stream is live again after it was lost (offline, server restart): what is
+//   read apart from the stream (gates, Trellis) may have changed meanwhile
 import * as v from 'valibot';
 import { api, ApiError } from './api.ts';
 import { EventRowSchema, StateSchema, type EventRow, type Project, type Session, type Task, type WorkingSet } from './schemas.ts';
@@ -64,6 +66,8 @@ export class Store extends EventTarget {
    */
   readonly opened = new Promise<void>((r) => (this.markOpened = r));
   connection: Connection = 'connecting';
+  /** The stream was live and is not now (a 'reconnected' follows when it is back). */
+  private lost = false;
   /** Server clock minus ours, so durations tick in server time. */
   clockOffset = 0;
   /** The project whose journal this client follows ('' for all). */
@@ -191,8 +195,12 @@ export class Store extends EventTarget {
     this.stream = new JournalStream({
       events: (rows) => this.apply(rows),
       connection: (c) => {
+        const back = c === 'live' && this.lost;
+        if (this.connection === 'live' && c !== 'live') this.lost = true;
+        if (back) this.lost = false;
         this.connection = c;
         this.changed();
+        if (back) this.dispatchEvent(new Event('reconnected'));
       },
       after: () => this.model.seq,
       filter: () => this.filter(),

@@ -28,22 +28,20 @@ class TrellisState extends EventTarget {
   private loads = 0;
   private focusSeen: ThreadId | null | undefined;
 
-  private connection = store.connection;
-
   private readonly onStore = () => {
-    // Back from offline or a lost server: ask at once rather than at the next refresh.
-    const back = store.connection === 'live' && this.connection !== 'live';
-    this.connection = store.connection;
     const f = store.focus?.thread_id ?? null;
-    if (!back && this.focusSeen !== undefined && String(f) === String(this.focusSeen)) return;
+    if (this.focusSeen !== undefined && String(f) === String(this.focusSeen)) return;
     this.focusSeen = f;
     void this.load();
   };
+  /** Back from offline or a lost server: ask at once rather than at the next refresh. */
+  private readonly onBack = () => void this.load();
 
   /** Starts loading and refreshing while at least one tile is on screen. */
   attach(): void {
     if (this.users++ > 0) return;
     store.addEventListener('change', this.onStore);
+    store.addEventListener('reconnected', this.onBack);
     this.timer = setInterval(() => void this.load(), REFRESH_MS);
     this.focusSeen = store.focus?.thread_id ?? null;
     // After the snapshot: the open's own request goes first (see Store.opened).
@@ -53,6 +51,7 @@ class TrellisState extends EventTarget {
   detach(): void {
     if (--this.users > 0) return;
     store.removeEventListener('change', this.onStore);
+    store.removeEventListener('reconnected', this.onBack);
     clearInterval(this.timer);
   }
 

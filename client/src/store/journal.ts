@@ -192,11 +192,16 @@ export class Journal {
     if (l && l.length > this.taskCap + TASK_SLACK) this.cut(l[l.length - this.taskCap]!.seq, null);
   }
 
+  /** Whether a row survives trimming: task `kept`'s, or a spared one. */
+  private keeps(kept: string | null): (r: EventRow) => boolean {
+    const spared = this.spared;
+    return (r) => (!!kept && r.task_id === kept) || (!!spared && spared(r));
+  }
+
   /** Drops the oldest rows (but the kept task's and the spared ones) down to the cap, and raises the floors to match. */
   private trim(): void {
     const kept = this.kept;
-    const spared = this.spared;
-    const keeps = (r: EventRow) => (!!kept && r.task_id === kept) || (!!spared && spared(r));
+    const keeps = this.keeps(kept);
     const excess = this.all.length - this.cap;
     let dropped = 0;
     let cut = 0;
@@ -212,8 +217,7 @@ export class Journal {
 
   /** Drops the rows below seq `cut` (but those of task `kept` and the spared ones), and raises the floors to match. */
   private cut(cut: number, kept: string | null): void {
-    const spared = this.spared;
-    const keeps = (r: EventRow) => (!!kept && r.task_id === kept) || (!!spared && spared(r));
+    const keeps = this.keeps(kept);
     const stays = (r: EventRow) => r.seq >= cut || keeps(r);
     this.all = this.all.filter((r) => {
       if (stays(r)) return true;
