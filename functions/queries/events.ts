@@ -55,8 +55,11 @@ function typeIn(t: string, list: string[]): boolean {
   return list.some((x) => (x.endsWith('*') ? t.startsWith(x.slice(0, -1)) : t === x));
 }
 
+/** The fields of a row that a filter reads. */
+export type FilterFields = Pick<EventRow, 'project_id' | 'session_id' | 'task_id' | 'tier' | 'event_type'>;
+
 /** The filter as a predicate over rows (the hub's live fan-out). */
-export function matches(row: EventRow, f: EventFilter): boolean {
+export function matches(row: FilterFields, f: EventFilter): boolean {
   return (
     (!f.project || row.project_id === f.project) &&
     (!f.task || row.task_id === f.task) &&

@@ -50,12 +50,12 @@ describe('the journal hub', () => {
     const unsubscribe = hub.subscribe(start, {}, c.sub);
     await waitFor(() => c.got.length, (n) => n >= top - start, { what: 'the late subscriber to catch up' });
     const more = await write(1500, 300); // and live rows after it joined
-    await waitFor(() => c.got.at(-1)?.row.seq, (s) => s === more, { what: 'live rows' });
+    await waitFor(() => c.got.at(-1)?.seq, (s) => s === more, { what: 'live rows' });
     unsubscribe();
-    const seqs = c.got.map((e) => e.row.seq);
+    const seqs = c.got.map((e) => e.seq);
     expect(seqs).toEqual([...new Set(seqs)].sort((a, b) => a - b));
     expect(seqs.length).toBe(more - start);
-    expect(c.got.filter((e) => e.row.event_type === 'claude.stream_event').length).toBe(1800);
+    expect(c.got.filter((e) => e.fields.event_type === 'claude.stream_event').length).toBe(1800);
   });
 });
 
@@ -68,9 +68,9 @@ describe('a subscriber that arrives while the hub is skipping', () => {
       // Subscribe at once, racing the hub's own reaction to the NOTIFY of those rows.
       const c = collector();
       const unsubscribe = hub.subscribe(start, {}, c.sub);
-      await waitFor(() => c.got.at(-1)?.row.seq ?? 0, (s) => s >= top, { what: `round ${round}: rows up to ${top}`, timeout: 10_000 });
+      await waitFor(() => c.got.at(-1)?.seq ?? 0, (s) => s >= top, { what: `round ${round}: rows up to ${top}`, timeout: 10_000 });
       unsubscribe();
-      expect(c.got.map((e) => e.row.seq)).toEqual(Array.from({ length: top - start }, (_, k) => start + 1 + k));
+      expect(c.got.map((e) => e.seq)).toEqual(Array.from({ length: top - start }, (_, k) => start + 1 + k));
     }
   });
 });
