@@ -90,6 +90,9 @@ export class SpoolTail {
       if (n === 0) return;
       this.pos += n;
       this.onChunk(Buffer.from(this.buf.subarray(0, n)));
+      // Short of a full buffer: the end for now. A write after it wakes the watcher (or the poll),
+      // so no second read that finds nothing (each is a thread-pool round trip, per burst of lines).
+      if (n < this.buf.length) return;
     }
   }
 }
