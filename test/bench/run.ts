@@ -6,7 +6,7 @@
 //   BENCH_INGEST_LINES  lines for the realistic ingest run (default 100000)
 //   BENCH_READS_REUSE   keep pd_bench_reads from an earlier run, adding only the missing rows
 //   DATABASE_URL   use that Postgres instead of a fresh embedded one
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
