@@ -198,28 +198,27 @@ function clients(url: string, n: number, after: number, expect: number, measure 
 
 // 2. Line-to-client latency: printed by a worker (realistic lines, through the runner in this
 // process) → journal → the server (its own process) → SSE clients in other processes. Each rate
-// runs for a warm-up second (a new runner, worker and clients: JIT, first connections; timed apart)
-// and then BENCH_LATENCY_SECONDS (default 10) timed ones: a p99 of 4 s was decided by a few stalls.
+// runs for a warm-up second (a new worker and new clients: JIT, first connections; timed apart) and
+// then BENCH_LATENCY_SECONDS (default 10) timed ones: a p99 of 4 s was decided by a few stalls.
 async function latency(sql: Sql, url: string, dataDir: string): Promise<void> {
   const app = await serveProcess(url, dataDir);
   const seconds = Number(process.env.BENCH_LATENCY_SECONDS ?? 10);
+  // One runner for every rate, as in a running system; each rate is a task of its own ("pour").
+  const runner: StartedRunner = await startRunner({
+    url, sql, config: loadConfig({ DISPATCH_DATA_DIR: dataDir }), log: quiet,
+    childEnv: { ...process.env, CLAUDE_BIN: FIREHOSE, FIREHOSE_SHAPE: 'realistic' },
+  });
   try {
     for (const [rate, nClients] of [[100, 1], [1000, 1], [1000, 100], [10000, 1]] as const) {
-      const n = rate * (1 + seconds);
-      const runner: StartedRunner = await startRunner({
-        url, sql, config: loadConfig({ DISPATCH_DATA_DIR: dataDir }), log: quiet,
-        childEnv: { ...process.env, CLAUDE_BIN: FIREHOSE, FIREHOSE_LINES: String(n), FIREHOSE_RATE: String(rate), FIREHOSE_SHAPE: 'realistic' },
-      });
       const [{ s: head } = { s: 0 }] = await sql<{ s: number }[]>`select coalesce(max(seq), 0) as s from dispatch.events`;
       const c = clients(app.url, nClients, head, 0, Math.min(nClients, 10), 1000);
       await c.ready;
       const [p] = await sql<{ id: string }[]>`select dispatch.create_project(${`latency ${rate} ${nClients}`}) as id`;
-      const [task] = await sql<{ id: string }[]>`select dispatch.submit_task(${p!.id}, 'pour') as id`;
+      const [task] = await sql<{ id: string }[]>`select dispatch.submit_task(${p!.id}, ${`pour ${rate * (1 + seconds)} ${rate}`}) as id`;
       await until(() => sql`select 1 from dispatch.tasks where id = ${task!.id} and ended_at is not null`, (r) => r.length > 0);
       await new Promise((r) => setTimeout(r, 500)); // the last frames in flight
       c.stop();
       const rep = await c.report;
-      await runner.stop();
       print(`latency.${rate}_lines_per_s${nClients > 1 ? `_${nClients}_clients` : ''}`, {
         clients: nClients, clients_measured: rep.latency_ms.clients_measured, timed_seconds: seconds, frames_measured: rep.latency_ms.n,
         line_to_client_ms: { p50: r1(rep.latency_ms.p50), p99: r1(rep.latency_ms.p99) },
@@ -227,6 +226,7 @@ async function latency(sql: Sql, url: string, dataDir: string): Promise<void> {
       });
     }
   } finally {
+    await runner.stop();
     await app.close();
   }
 }

@@ -14,8 +14,10 @@ if (prompt.includes('handoff extractor')) {
   write({ type: 'result', subtype: 'success', is_error: false, result: JSON.stringify({ goal: 'g', current_state: 's', ruled_out: [] }), session_id: 'firehose' });
   process.exit(0);
 }
-const n = Number(process.env.FIREHOSE_LINES ?? 1000);
-const rate = Number(process.env.FIREHOSE_RATE ?? 0);
+// A prompt "pour <lines> <rate>" overrides the two (one runner can then pour at several rates).
+const asked = /^pour (\d+) (\d+)/.exec(prompt);
+const n = Number(asked?.[1] ?? process.env.FIREHOSE_LINES ?? 1000);
+const rate = Number(asked?.[2] ?? process.env.FIREHOSE_RATE ?? 0);
 const pad = 'x'.repeat(Number(process.env.FIREHOSE_PAD ?? 100));
 // Realistic lines are made before the clock starts, so the fake's own JSON work is not measured.
 const realistic = process.env.FIREHOSE_SHAPE === 'realistic' ? Array.from({ length: n }, (_, k) => realisticLine(k)) : null;
