@@ -454,7 +454,7 @@ function printTargets(): void {
   const rows: [string, unknown, string, number | undefined][] = [
     ['spawn path, realistic lines, ÷ COPY of the same rows', get('ingest.realistic', 'spawn_path_ratio_vs_copy'), '≥ 0.30 (stretch ≥ 0.50)', loadOf('ingest.realistic')],
     ['writer alone, realistic lines, ÷ COPY of the same rows', get('ingest.realistic', 'writer_ratio_vs_copy'), '(context)', loadOf('ingest.realistic')],
-    [`/api/state p99 from another process, ${readsKey?.slice(6) ?? '?'} rows`, readsKey ? unit(get(readsKey, 'api_state_ms', 'p99'), 'ms') : 'not run', '≤ 10 ms (stretch ≤ 5 ms) at 10 M rows', loadOf(readsKey)],
+    [`/api/state p99 from another process, ${readsKey?.slice(6).replace('M_rows', ' M rows') ?? '? rows'}`, readsKey ? unit(get(readsKey, 'api_state_ms', 'p99'), 'ms') : 'not run', '≤ 10 ms (stretch ≤ 5 ms) at 10 M rows', loadOf(readsKey)],
     ['line → SSE client p99 at 1 000 lines/s, 100 clients', unit(get('latency.1000_lines_per_s_100_clients', 'line_to_client_ms', 'p99'), 'ms'), '≤ 20 ms (stretch ≤ 10 ms)', loadOf('latency.1000_lines_per_s_100_clients')],
     ['line → SSE client p99 at 10 000 lines/s', unit(get('latency.10000_lines_per_s', 'line_to_client_ms', 'p99'), 'ms'), '≤ 50 ms (stretch ≤ 25 ms)', loadOf('latency.10000_lines_per_s')],
     ['idle SSE client memory, per client past the first', memory ? `${String(get('fanout.idle_memory', 'kb_per_client_past_the_first'))} KB (first: ${String(get('fanout.idle_memory', memory))} KB)` : 'not run', '≤ 20 KB (stretch ≤ 10 KB)', loadOf('fanout.idle_memory')],
