@@ -172,7 +172,7 @@ export class PdFeed<T = unknown> extends LitElement {
     if (!this.items.length) return;
     this._pinned = true;
     this._newSince = null;
-    this._intentAt = 0;
+    this._intentAt = -Infinity;
     const v = this._v;
     if (!v) return;
     const go = () => {
@@ -201,8 +201,12 @@ export class PdFeed<T = unknown> extends LitElement {
       .then(go, () => {});
   }
 
-  /** When the person last touched the list (wheel, touch, keys, pointer): scrolls right after are theirs. */
-  private _intentAt = 0;
+  /**
+   * When the person last touched the list (wheel, touch, keys, pointer): scrolls right after are
+   * theirs. Never is -Infinity, not 0: a page opened less than 600 ms ago is at performance.now()
+   * < 600, and the layout's own scrolls then counted as the person's and unpinned a new page.
+   */
+  private _intentAt = -Infinity;
   /** Until when scroll events come from our own scrolling to the bottom. */
   private _autoUntil = 0;
   private onIntent = () => {
