@@ -205,12 +205,8 @@ export class JournalHub {
 
   /** Pushes entries in slices of about SLICE_BYTES, waiting for the subscriber to drain between. */
   private async feed(s: Sub, entries: Entry[]): Promise<boolean> {
-    let i = 0;
-    while (i < entries.length) {
-      let bytes = 0;
-      const start = i;
-      while (i < entries.length && (i === start || bytes + entries[i]!.bytes <= SLICE_BYTES)) bytes += entries[i++]!.bytes;
-      s.sub.push(entries.slice(start, i));
+    for (const slice of slices(entries)) {
+      s.sub.push(slice);
       await s.sub.ready();
       if (!this.subs.has(s)) return false;
     }
