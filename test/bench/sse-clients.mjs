@@ -96,7 +96,7 @@ function measuringClient(k) {
         const data = block.split('\n').find((l) => l.startsWith('data: '));
         if (!data) continue;
         const now = counted(k, 1);
-        const m = /"t":([0-9.]+)/.exec(data);
+        const m = /"t": ?([0-9.]+)/.exec(data); // Postgres writes the payload's JSON with a space after the colon
         if (!m) continue;
         const printed = Number(m[1]);
         firstPrinted ||= printed;

@@ -1,6 +1,7 @@
 // The hub reads the journal only for someone: with no subscriber it reads no rows, and a
 // subscriber that arrives later still gets every row after its cursor, once, in seq order.
 import { beforeAll, describe, expect, it } from 'vitest';
+import { EVENT_COLUMNS, type EventRow } from '../../../functions/queries/events.ts';
 import { JournalHub, type Entry } from '../../../functions/stream/hub.ts';
 import { JournalWriter } from '../../../jobs/journal-writer.ts';
 import { createTestDb, waitFor, type TestDb } from '../../helpers/db.ts';
@@ -71,6 +72,39 @@ describe('a subscriber that arrives while the hub is skipping', () => {
       await waitFor(() => c.got.at(-1)?.seq ?? 0, (s) => s >= top, { what: `round ${round}: rows up to ${top}`, timeout: 10_000 });
       unsubscribe();
       expect(c.got.map((e) => e.seq)).toEqual(Array.from({ length: top - start }, (_, k) => start + 1 + k));
+    }
+  });
+});
+
+describe('a streamed row', () => {
+  it('is the row GET /api/events shows, field for field, whatever its payload holds', async () => {
+    const [{ s: start } = { s: 0 }] = await db.sql<{ s: number }[]>`select max(seq)::int as s from dispatch.events`;
+    // Lines as a worker may print them: escapes, line and paragraph separators, astral characters,
+    // numbers JavaScript cannot hold exactly, deep nesting, and a line that is not JSON at all.
+    const lines = [
+      JSON.stringify({ type: 'assistant', message: { content: [{ type: 'text', text: 'a "quote", a \\ backslash,\nnew line, \t tab, \u2028 \u2029 é 😀 \u0001' }] } }),
+      '{"type":"stream_event","n":12345678901234567890,"f":1.50,"e":1e3,"neg":-0,"deep":{"a":[1,[2,[3,{"b":null}]]]}}',
+      'not json at all, </script> <b>',
+    ];
+    const w = new JournalWriter(db.sql, { projectId, sessionId }, { firstLineNo: 100_000 });
+    for (const l of lines) w.push(Buffer.from(l));
+    await w.flush();
+    await db.sql`insert into dispatch.events (project_id, event_type, payload, thread_ref) values (${projectId}, 'project.created', '{"name":"ünï"}', 'ref "x"')`;
+    const rows = await db.sql<EventRow[]>`select ${db.sql.unsafe(EVENT_COLUMNS)} from dispatch.events where seq > ${start} order by seq`;
+    expect(rows.length).toBe(4);
+
+    for (const live of [false, true]) {
+      const c = collector();
+      // Catch-up pages the database (after `start`), a live subscriber gets the fetched rows.
+      const unsubscribe = hub.subscribe(live ? rows.at(-2)!.seq : start, {}, c.sub);
+      await waitFor(() => c.got.at(-1)?.seq, (s) => s === rows.at(-1)!.seq, { what: 'the rows' });
+      unsubscribe();
+      const sent = c.got.map((e) => {
+        const text = new TextDecoder().decode(e.frame);
+        expect(text).toMatch(new RegExp(`^id: ${e.seq}\ndata: [^\n]+\n\n$`)); // one data line: no raw new line
+        return JSON.parse(text.slice(text.indexOf('data: ') + 6)) as unknown;
+      });
+      expect(sent).toEqual(rows.slice(live ? -1 : 0).map((r) => JSON.parse(JSON.stringify(r))));
     }
   });
 });
