@@ -32,11 +32,22 @@ describe('a worker whose model never answers', () => {
     const project = await loop.project('stalls');
     const taskId = await loop.submit(project, 'Never answer this.');
     await loop.waitTask(taskId, 'stalled');
-    const [s] = await loop.db.sql<{ stalled: boolean; status: string; ended_at: Date | null }[]>`
-      select stalled, status, ended_at from dispatch.sessions where task_id = ${taskId} and role = 'worker'`;
+    // One stall per silence: a slow start may stall and resume before the model hangs, so the session
+    // and its journal are read in one snapshot (read apart, a resume could fall between the two reads),
+    // once the session is stalled in it.
+    const { s, ev } = await waitFor(
+      () =>
+        loop.db.sql.begin('isolation level repeatable read read only', async (tx) => {
+          const [s] = await tx<{ stalled: boolean; status: string; ended_at: Date | null }[]>`
+            select stalled, status, ended_at from dispatch.sessions where task_id = ${taskId} and role = 'worker'`;
+          const ev = await tx<{ event_type: string; payload: Record<string, unknown> }[]>`
+            select event_type, payload from dispatch.events where task_id = ${taskId} order by seq`;
+          return { s, ev: [...ev] };
+        }),
+      (r) => r.s?.stalled === true,
+      { what: 'the worker to be stalled' },
+    );
     expect(s).toEqual({ stalled: true, status: 'stalled', ended_at: null });
-    // One stall per silence: a slow start may stall and resume before the model hangs.
-    const ev = await eventsOf(loop.db, taskId);
     const stalled = ev.filter((e) => e.event_type === 'session.stalled');
     const resumed = ev.filter((e) => e.event_type === 'session.resumed');
     expect(stalled.length).toBe(resumed.length + 1);
