@@ -5,8 +5,9 @@ export const LOCKS = {
   /** Session-level: one process at a time applies migrations (core/db/migrate.ts). */
   migrations: 7201150000,
   /**
-   * Transaction-level, taken by dispatch.events_assign_seq before a seq is drawn, so journal
-   * commits are serialised in seq order (sql/migrations/0001_journal.sql); taken early by
+   * Transaction-level, taken by dispatch.events_lock_seq (once per INSERT statement, before its
+   * first row draws a seq), so journal commits are serialised in seq order
+   * (sql/migrations/0001_journal.sql, 0025_events_seq_lock_per_statement.sql); taken early by
    * dispatch.lock_for_session_write so stall and resume writes lock in the writers' order.
    */
   journalSeq: 7201150001,

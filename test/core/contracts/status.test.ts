@@ -37,7 +37,7 @@ describe('statuses', () => {
 
 describe('advisory locks', () => {
   it('the journal trigger and the orchestrator claim take the locks core/db/locks.ts names', async () => {
-    const [trigger] = await sql<{ d: string }[]>`select pg_get_functiondef('dispatch.events_assign_seq'::regproc) as d`;
+    const [trigger] = await sql<{ d: string }[]>`select pg_get_functiondef('dispatch.events_lock_seq'::regproc) as d`;
     expect(trigger!.d).toContain(`pg_advisory_xact_lock(${LOCKS.journalSeq})`);
     const [claim] = await sql<{ d: string }[]>`select pg_get_functiondef('dispatch.claim_orchestrator_turn'::regproc) as d`;
     expect(claim!.d).toContain(`'${LOCKS.orchestratorClaimPrefix}'`);
@@ -49,7 +49,7 @@ describe('advisory locks', () => {
         select p.proname as name, case when p.prokind = 'f' then pg_get_functiondef(p.oid) end as d
           from pg_proc p join pg_namespace n on n.oid = p.pronamespace where n.nspname = 'dispatch') f
        where d like '%pg_advisory_xact_lock(%' and name not in ('claim_orchestrator_turn', 'server_started')`;
-    expect(takers.map((t) => t.name).sort()).toEqual(['events_assign_seq', 'lock_for_session_write']);
+    expect(takers.map((t) => t.name).sort()).toEqual(['events_lock_seq', 'lock_for_session_write']);
     for (const t of takers) expect(t.d).toContain(`pg_advisory_xact_lock(${LOCKS.journalSeq})`);
   });
 });
