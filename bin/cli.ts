@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import { loadConfig } from '../core/config.ts';
 import { createSql, type Sql } from '../core/db/client.ts';
 import type { Gate } from '../core/contracts/gate.ts';
+import { journalHead } from '../functions/queries/events.ts';
 import type { BudgetState, UsageReport, UsageRow, UsageTotals } from '../core/contracts/usage.ts';
 
 const USAGE = `usage: npm run dispatch -- <command>
@@ -162,7 +163,7 @@ async function run(sql: Sql, argv: string[]): Promise<void> {
       ` · left ${usd(b!.b.remaining_today_usd)} · held tasks ${b!.b.held_tasks}`);
   } else if (noun === 'tail') {
     let last = Number(option([verb ?? '', ...args].filter(Boolean), '--after') ?? NaN);
-    if (Number.isNaN(last)) last = (await sql<{ s: number }[]>`select coalesce(max(seq), 0) as s from dispatch.events`)[0]!.s;
+    if (Number.isNaN(last)) last = await journalHead(sql);
     const page = async () => {
       const rows = await sql<{ seq: number; event_type: string; task_id: string | null; payload: unknown }[]>`
         select seq, event_type, task_id, payload from dispatch.events where seq > ${last} order by seq limit 500`;

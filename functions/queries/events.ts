@@ -37,6 +37,12 @@ export type EventTextRow = Omit<EventRow, 'payload' | 'summary'> & { payload: st
  */
 export const EVENT_TEXT_COLUMNS = selectList<EventTextRow>({ ...EVENT_PROJECTION, payload: 'payload::text', summary: 'summary::text' });
 
+/** The journal's head: the highest seq written, 0 while the journal is empty. */
+export async function journalHead(sql: Sql | postgres.TransactionSql<{ bigint: number }>): Promise<number> {
+  const [row] = await sql<{ seq: number }[]>`select coalesce(max(seq), 0) as seq from dispatch.events`;
+  return row!.seq;
+}
+
 /** Which journal rows a reader wants (GET /api/events, GET /api/stream); every field narrows. */
 export interface EventFilter {
   project?: string;

@@ -12,6 +12,7 @@ import type { Task } from '../../core/contracts/task.ts';
 import type { WorkingSet } from '../../core/contracts/working-set.ts';
 import type { Sql } from '../../core/db/client.ts';
 import { iso, selectList } from './columns.ts';
+import { journalHead } from './events.ts';
 import { MESSAGE_COLUMNS } from './messages.ts';
 import { PROJECT_COLUMNS } from './projects.ts';
 import { SESSION_COLUMNS } from './sessions.ts';
@@ -45,8 +46,8 @@ export const STATUS_COLUMNS = selectList<StatusRow>({
 export async function stateSnapshot(sql: Sql): Promise<State> {
   return sql.begin('isolation level repeatable read read only', async (tx) => {
     // One snapshot, and the queries pipelined on its connection (one round trip, not eight).
-    const [[head], projects, tasks, sessions, pending, [focus], workingSets, statuses] = await Promise.all([
-      tx<{ seq: number }[]>`select coalesce(max(seq), 0) as seq from dispatch.events`,
+    const [head, projects, tasks, sessions, pending, [focus], workingSets, statuses] = await Promise.all([
+      journalHead(tx),
       tx<Project[]>`select ${tx.unsafe(PROJECT_COLUMNS)} from dispatch.projects order by created_at limit 200`,
       tx<Task[]>`
         select ${tx.unsafe(TASK_COLUMNS)} from dispatch.tasks t
@@ -74,7 +75,7 @@ export async function stateSnapshot(sql: Sql): Promise<State> {
       tx<StatusRow[]>`select ${tx.unsafe(STATUS_COLUMNS)} from dispatch.statuses order by name`,
     ]);
     return {
-      seq: head!.seq,
+      seq: head,
       generated_at: new Date().toISOString(),
       projects: [...projects],
       tasks: [...tasks],

@@ -4,6 +4,7 @@ import { json, newRouter } from './openapi.ts';
 import { ErrorBody } from '../../core/contracts/common.ts';
 import { FocusSchema, PostFocus, type Focus } from '../../core/contracts/focus.ts';
 import { StateSchema } from '../../core/contracts/state.ts';
+import { journalHead } from '../queries/events.ts';
 import { FOCUS_COLUMNS, stateSnapshot } from '../queries/state.ts';
 import { renderGzip, renderJson, stateText, type StateText } from '../queries/state-text.ts';
 import type { Sql } from '../../core/db/client.ts';
@@ -35,8 +36,7 @@ class KeptState {
   async answer(sql: Sql, hub: JournalHub): Promise<StateText> {
     const changes = hub.changes;
     if (this.last && changes !== null && this.last.changes === changes) {
-      const [head] = await sql<{ seq: number }[]>`select coalesce(max(seq), 0) as seq from dispatch.events`;
-      if (head!.seq === this.last.seq && hub.changes === changes) return this.last.text;
+      if ((await journalHead(sql)) === this.last.seq && hub.changes === changes) return this.last.text;
     }
     const state = await stateSnapshot(sql);
     const text = stateText(state);

@@ -5,7 +5,7 @@
 // one page at a time as it drains. A slow poll covers a lost notification.
 import type { Sql } from '../../core/db/client.ts';
 import type { Logger } from '../../core/log.ts';
-import { EVENT_TEXT_COLUMNS, filtered, filterSql, matches, type EventFilter, type EventTextRow, type FilterFields } from '../queries/events.ts';
+import { EVENT_TEXT_COLUMNS, filtered, filterSql, journalHead, matches, type EventFilter, type EventTextRow, type FilterFields } from '../queries/events.ts';
 import { FrameRing } from './ring.ts';
 
 export { matches };
@@ -137,8 +137,7 @@ export class JournalHub {
   }
 
   async start(): Promise<void> {
-    const [row] = await this.sql<{ s: number }[]>`select coalesce(max(seq), 0) as s from dispatch.events`;
-    this.last = row!.s;
+    this.last = await journalHead(this.sql);
     const l = await this.sql.listen(
       'dispatch_events',
       () => this.kick(),
@@ -232,8 +231,7 @@ export class JournalHub {
         select ${tx.unsafe(EVENT_TEXT_COLUMNS)} from dispatch.events
          where seq > ${after} ${filterSql(tx, f)}
          order by seq limit ${limit}`;
-      const [v] = await tx<{ s: number }[]>`select coalesce(max(seq), 0) as s from dispatch.events`;
-      return { rows: [...rows], visible: v!.s };
+      return { rows: [...rows], visible: await journalHead(tx) };
     });
   }
 
@@ -256,10 +254,10 @@ export class JournalHub {
       if (this.subs.size === 0) {
         // Nobody listens: no rows read, no frames made. A later subscriber pages the database from
         // its own cursor (rows up to the head are committed: commits arrive in seq order).
-        const [head] = await this.sql<{ s: number }[]>`select coalesce(max(seq), 0) as s from dispatch.events`;
+        const head = await journalHead(this.sql);
         // Someone subscribed meanwhile, from the old head: read the rows for them after all.
         if (this.subs.size > 0) continue;
-        this.last = Math.max(this.last, head!.s);
+        this.last = Math.max(this.last, head);
         this.ring.clear();
         return;
       }

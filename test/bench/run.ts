@@ -17,6 +17,7 @@ import { createSql, type Sql } from '../../core/db/client.ts';
 import { startEmbeddedPostgres } from '../../core/db/embedded.ts';
 import { migrateAll } from '../../core/db/migrate.ts';
 import type { Logger } from '../../core/log.ts';
+import { journalHead } from '../../functions/queries/events.ts';
 import { JournalWriter } from '../../jobs/journal-writer.ts';
 import { startRunner, type StartedRunner } from '../../jobs/runner.ts';
 import { clientBench } from './client.ts';
@@ -210,7 +211,7 @@ async function latency(sql: Sql, url: string, dataDir: string): Promise<void> {
   });
   try {
     for (const [rate, nClients] of [[100, 1], [1000, 1], [1000, 100], [10000, 1]] as const) {
-      const [{ s: head } = { s: 0 }] = await sql<{ s: number }[]>`select coalesce(max(seq), 0) as s from dispatch.events`;
+      const head = await journalHead(sql);
       const c = clients(app.url, nClients, head, 0, Math.min(nClients, 10), 1000);
       await c.ready;
       const [p] = await sql<{ id: string }[]>`select dispatch.create_project(${`latency ${rate} ${nClients}`}) as id`;
@@ -243,11 +244,11 @@ async function fanout(url: string, dataDir: string): Promise<void> {
   const health = async () => (await (await fetch(`${base}/healthz`)).json()) as { rss_bytes: number; event_loop_delay_ms: { p99: number; max: number }; stream_clients: number };
   try {
     await until(() => fetch(`${base}/healthz`).then((r) => r.ok).catch(() => false), Boolean, 60_000);
-    const [{ s: head0 } = { s: 0 }] = await sql<{ s: number }[]>`select coalesce(max(seq), 0) as s from dispatch.events`;
+    const head0 = await journalHead(sql);
     await idleMemory(base, health, head0, counts[0]!, Math.max(...counts));
     for (const n of counts) {
       const ref = await session(sql, `fanout ${n}`); // a fresh session: line numbers restart at 0
-      const [{ s: head } = { s: 0 }] = await sql<{ s: number }[]>`select coalesce(max(seq), 0) as s from dispatch.events`;
+      const head = await journalHead(sql);
       const events = 1000;
       const c = clients(base, n, head, events);
       await c.ready;
