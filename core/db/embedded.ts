@@ -126,6 +126,7 @@ async function initialise(pgDir: string, password: string, log: (l: string) => v
       if (!before.get(s)!.has(l)) process.removeListener(s, l);
     }
   }
+  const said: string[] = [];
   const pg = new Embedded({
     databaseDir: pgDir,
     user: 'postgres',
@@ -134,10 +135,18 @@ async function initialise(pgDir: string, password: string, log: (l: string) => v
     persistent: true,
     createPostgresUser: true,
     initdbFlags: ['--encoding=UTF8', '--locale=C'],
-    onLog: (m: unknown) => log(String(m).trimEnd()),
-    onError: (e: unknown) => log(`initdb: ${String(e)}`),
+    // initdb's own report ("Success. You can now start the database server using: pg_ctl …") is
+    // not for the person starting us: kept, and shown only if initdb fails.
+    onLog: (m: unknown) => said.push(String(m)),
+    onError: (e: unknown) => said.push(String(e)),
   });
-  await pg.initialise();
+  try {
+    await pg.initialise();
+  } catch (err) {
+    log(`initdb failed; it said:\n${said.join('').trimEnd()}`);
+    throw err;
+  }
+  log('Postgres cluster initialised');
 }
 
 async function binaries(): Promise<{ postgres: string }> {

@@ -56,6 +56,7 @@ describe('npm start with the embedded Postgres', () => {
     running.push(first);
     await waitFor(() => health(first.url), (h) => h?.ok === true, { timeout: 60_000, what: `healthz (${first.output()})` });
     expect(first.output()).toContain('initialising Postgres cluster'); // the first start made the cluster (so its absence below means something)
+    expect(first.output()).not.toContain('pg_ctl'); // initdb's own advice to start Postgres by hand is not passed on
     const created = await fetch(`${first.url}/api/projects`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
