@@ -278,6 +278,16 @@ export class Store extends EventTarget {
   }
 
   /**
+   * A page of a task's journal read forward from `after` (0: its first row), as the rows it shows
+   * (partial tokens left out). Not held or folded: reading a task from its start leaves the
+   * journal the store follows as it was.
+   */
+  async taskRowsAfter(task: string, after: number): Promise<{ rows: EventRow[]; more: boolean }> {
+    const r = await api(Page, `/api/events?task=${task}&not_type=${NOT_SHOWN}&after=${after}&limit=${RECENT_ROWS}`);
+    return { rows: r.events, more: r.events.length === RECENT_ROWS };
+  }
+
+  /**
    * Whether the person follows the open task's newest rows (its journal pinned to the bottom): its
    * held rows are then a bounded window of the newest (older ones page back in); while they read
    * older rows none of them go, and back at the bottom the window is trimmed again.

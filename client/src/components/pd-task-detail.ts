@@ -1,6 +1,7 @@
 // One task: its status and live duration, its handoff (goal, state, next step, ruled-out
 // approaches), a timeline of its sessions and its journal — virtualised, newest at the bottom and
-// pinned there, older rows paged in when scrolled to the top — typed lines rendered readably.
+// pinned there, older rows paged in when scrolled to the top, or read from its first row on —
+// typed lines rendered readably.
 import { LitElement, css, html, nothing } from 'lit';
 import { customElement, property, state } from 'lit/decorators.js';
 import { ClockController } from '../controllers/clock-controller.ts';
@@ -13,6 +14,7 @@ import './pd-diff.ts';
 import './pd-usage-breakdown.ts';
 import './pd-feed.ts';
 import './pd-journal-line.ts';
+import './pd-journal-start.ts';
 import './pd-status.ts';
 import './pd-timeline.ts';
 
@@ -30,6 +32,8 @@ export class PdTaskDetail extends LitElement {
   @state() private _loading = false;
   /** Cancel was tapped once: a second tap within a few seconds confirms. */
   @state() private _confirming = false;
+  /** The journal is read from its first row on, instead of followed at its newest. */
+  @state() private _fromStart = false;
   private _confirmTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor() {
@@ -51,7 +55,9 @@ export class PdTaskDetail extends LitElement {
     dd { margin: 0; overflow-wrap: anywhere; }
     .reason { color: var(--pd-muted); font-size: 0.85rem; }
     /* Exactly the space between the sticky header and the bottom bar (pd-app measures both). */
-    pd-feed { --pd-feed-height: calc(100dvh - var(--pd-header, 10rem) - var(--pd-bottom-bar, 0px) - 2rem); }
+    pd-feed, pd-journal-start { --pd-feed-height: calc(100dvh - var(--pd-header, 10rem) - var(--pd-bottom-bar, 0px) - 2rem); }
+    .journal-head { display: flex; align-items: center; justify-content: space-between; gap: 0.5rem; margin-bottom: 0.4rem; }
+    .journal-head h3 { margin: 0; }
     pd-journal-line { padding: 0.35rem 0.6rem; }
   `;
 
@@ -78,6 +84,7 @@ export class PdTaskDetail extends LitElement {
   private show(): void {
     this._shown = this.task;
     this._loading = true;
+    this._fromStart = false;
     const shown = store.showTask(this.task);
     // Another task in the same view: the feed may have been left scrolled up.
     const feed = this.renderRoot.querySelector('pd-feed');
@@ -107,6 +114,13 @@ export class PdTaskDetail extends LitElement {
       .finally(() => (this._loading = false));
   };
 
+  /** Reads the journal from its first row (true), or back to following its newest rows (false). */
+  private fromStart(on: boolean): void {
+    this._fromStart = on;
+    // Nobody reads the live rows meanwhile: the store keeps only the newest window of them.
+    if (on) store.followTask(true);
+  }
+
   override render() {
     const t = store.tasks.get(this.task);
     if (!t) return html`<p>Loading the task…</p>`;
@@ -133,9 +147,14 @@ export class PdTaskDetail extends LitElement {
       <pd-diff .task=${t.id} @pd-open-task=${(e: CustomEvent<string>) => (location.hash = `#/task/${e.detail}`)}></pd-diff>
       <pd-usage-breakdown .task=${t.id}></pd-usage-breakdown>
       <section><h3>Sessions</h3><pd-timeline .task=${t.id}></pd-timeline></section>
-      <section data-testid="journal"><h3>Journal${store.hasOlder(t.id) ? ` (newest ${rows.length})` : ` (${rows.length})`}</h3>
+      <section data-testid="journal">${this._fromStart
+        ? html`<div class="journal-head"><h3>Journal from the start</h3>
+            <button @click=${() => this.fromStart(false)} data-testid="to-newest">Newest rows</button></div>
+          <pd-journal-start .task=${t.id} @pd-newest=${() => this.fromStart(false)}></pd-journal-start>`
+        : html`<div class="journal-head"><h3>Journal${store.hasOlder(t.id) ? ` (newest ${rows.length})` : ` (${rows.length})`}</h3>
+            ${store.hasOlder(t.id) ? html`<button @click=${() => this.fromStart(true)} data-testid="from-start">From the start</button>` : nothing}</div>
         <pd-feed label="journal" .items=${rows} .keyFunction=${(e: EventRow) => e.event_id} ?hasOlder=${store.hasOlder(t.id)} ?loading=${this._loading}
-          @pd-older=${this.older} @pd-follow=${(e: CustomEvent<boolean>) => store.followTask(e.detail)} .renderItem=${(r: EventRow) => html`<pd-journal-line role="listitem" data-seq=${r.seq} .row=${r}></pd-journal-line>`}></pd-feed>
+          @pd-older=${this.older} @pd-follow=${(e: CustomEvent<boolean>) => store.followTask(e.detail)} .renderItem=${(r: EventRow) => html`<pd-journal-line role="listitem" data-seq=${r.seq} .row=${r}></pd-journal-line>`}></pd-feed>`}
       </section>
     `;
   }
