@@ -5,7 +5,8 @@
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { TASK_CAP } from '../../client/src/store/journal.ts';
-import { JournalWriter } from '../../jobs/journal-writer.ts';
+import type { JournalWriter } from '../../jobs/journal-writer.ts';
+import { runningTask } from '../helpers/journal.ts';
 import { startBrowserApp, type BrowserApp } from '../helpers/browser-app.ts';
 import { open, shot } from '../helpers/browser.ts';
 // @ts-expect-error plain JS module shared with the firehose fake CLI
@@ -52,10 +53,7 @@ beforeAll(async () => {
   t = await startBrowserApp();
   const sql = t.db.sql;
   const [p] = await sql<{ id: string }[]>`select dispatch.create_project('all-day worker') as id`;
-  task = (await sql<{ id: string }[]>`select dispatch.submit_task(${p!.id}, 'Print all day') as id`)[0]!.id;
-  await sql`select dispatch.set_task_status(${task}, 'running', 'started')`;
-  const [s] = await sql<{ id: string }[]>`insert into dispatch.sessions (project_id, task_id, role, status, started_at) values (${p!.id}, ${task}, 'worker', 'running', now()) returning id`;
-  writer = new JournalWriter(sql, { projectId: p!.id, sessionId: s!.id, taskId: task });
+  ({ task, writer } = await runningTask(sql, p!.id, 'Print all day'));
   await pour(500);
 });
 

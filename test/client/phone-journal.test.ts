@@ -9,6 +9,7 @@ import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Sql } from '../../core/db/client.ts';
 import { JournalWriter } from '../../jobs/journal-writer.ts';
+import { runningTask } from '../helpers/journal.ts';
 import { startBrowserApp, type BrowserApp } from '../helpers/browser-app.ts';
 import { open, shot } from '../helpers/browser.ts';
 // @ts-expect-error plain JS module shared with the firehose fake CLI
@@ -20,13 +21,10 @@ const PHONE = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch:
 let t: BrowserApp;
 
 async function worker(sql: Sql, project: string, brief: string, lines: number) {
-  const [task] = await sql<{ id: string }[]>`select dispatch.submit_task(${project}, ${brief}) as id`;
-  await sql`select dispatch.set_task_status(${task!.id}, 'running', 'started')`;
-  const [s] = await sql<{ id: string }[]>`insert into dispatch.sessions (project_id, task_id, role, status, started_at) values (${project}, ${task!.id}, 'worker', 'running', now()) returning id`;
-  const w = new JournalWriter(sql, { projectId: project, sessionId: s!.id, taskId: task!.id });
-  for (let i = 0; i < lines; i++) w.push(Buffer.from(line(i)));
-  await w.flush();
-  return { task: task!.id, session: s!.id };
+  const { task, session, writer } = await runningTask(sql, project, brief);
+  for (let i = 0; i < lines; i++) writer.push(Buffer.from(line(i)));
+  await writer.flush();
+  return { task, session };
 }
 
 /** An orchestrator turn of the project that said `text` (journalled through the writer, as a turn's stdout is). */
