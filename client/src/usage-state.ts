@@ -44,7 +44,14 @@ export class UsageState extends EventTarget {
   private seenSeq = 0;
   private loading: Promise<void> | null = null;
   private again = false;
+  /** The reload a new row asked for, a moment later (rows come in bursts). */
   private timer: ReturnType<typeof setTimeout> | undefined;
+  /**
+   * The reload at the moment the quota lifts. Its own timer: sharing the one above, a load that
+   * found the account limited cancelled a reload asked for meanwhile (a task starting to wait),
+   * and "N tasks waiting" stayed short until the minute's poll.
+   */
+  private liftTimer: ReturnType<typeof setTimeout> | undefined;
   private users = 0;
   private detach: (() => void) | null = null;
   private store: Store | null = null;
@@ -83,6 +90,7 @@ export class UsageState extends EventTarget {
       store.removeEventListener('change', onChange);
       clearInterval(poll);
       clearTimeout(this.timer);
+      clearTimeout(this.liftTimer);
     };
   }
 
@@ -144,8 +152,8 @@ export class UsageState extends EventTarget {
         this.error = null;
         if (quota.limited && quota.until) {
           // Show the lift at the moment it happens.
-          clearTimeout(this.timer);
-          this.timer = setTimeout(() => void this.load(), Math.max(0, Date.parse(quota.until) - Date.now()) + 500);
+          clearTimeout(this.liftTimer);
+          this.liftTimer = setTimeout(() => void this.load(), Math.max(0, Date.parse(quota.until) - Date.now()) + 500);
         }
       } catch (err) {
         this.error = (err as Error).message;

@@ -75,11 +75,31 @@ describe('cost on screen', () => {
     const ctx = await browser.newContext({ viewport: { width: 390, height: 844 } });
     const { page } = await open(ctx, loop.url!);
     await page.getByTestId('usage-today').waitFor();
+    // The quota read that the limit's own row asks for is answered as the server said it before
+    // the task waited, and only once the page has the task's waiting row too: the reload that row
+    // asked for must still follow (an answer saying "limited" once cancelled it, and the count
+    // stayed short until the minute's poll).
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let read!: () => void;
+    const readBefore = new Promise<void>((r) => (read = r));
+    let first = true;
+    await page.route('**/api/quota', async (route) => {
+      if (!first) return route.continue();
+      first = false;
+      const response = await route.fetch();
+      read();
+      await held;
+      await route.fulfill({ response });
+    });
     const until = new Date(Date.now() + 10 * 60_000);
     await loop.db.sql`select dispatch.rate_limited(null, ${until}, 'rate limited (429)')`;
+    await readBefore;
     const [p] = await loop.db.sql<{ id: string }[]>`select dispatch.create_project('waiting') as id`;
     const waiting = await loop.submit(p!.id, 'Count the sheep again.');
     await loop.waitTask(waiting, 'queued');
+    await page.getByText('Count the sheep again.').first().waitFor();
+    release();
     const hm = await page.evaluate((t) => new Date(t).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' }), until.toISOString());
     await page.getByTestId('quota').getByText(`rate limited until ${hm} (1 task waiting)`).waitFor({ timeout: 15_000 });
     await shot(page, 'phone-usage-quota');
