@@ -59,9 +59,12 @@ beforeAll(async () => {
   quiet = (await sql<{ id: string }[]>`select dispatch.submit_task(${p!.id}, 'A short one') as id`)[0]!.id;
 });
 
-describe('a long task read from its start on a phone', () => {
-  it('shows its first rows, pages forward as the person scrolls down, stays put while rows stream in, and goes back to the newest', async () => {
-    const ctx = await t.browser.newContext(PHONE);
+describe('a long task read from its start', () => {
+  it.each([
+    ['a phone', PHONE],
+    ['a desktop', { viewport: { width: 1440, height: 900 } }],
+  ])('on %s: shows its first rows, pages forward as the person scrolls down, stays put while rows stream in, and goes back to the newest', async (_, device) => {
+    const ctx = await t.browser.newContext(device);
     const { page } = await open(ctx, `${t.url}/#/task/${task}`);
     const shown = await shownSeqs(task);
     expect(shown.length).toBeGreaterThan(9 * RECENT_ROWS);
@@ -74,7 +77,7 @@ describe('a long task read from its start on a phone', () => {
     expect(j.reader).toEqual(shown.slice(0, RECENT_ROWS)); // the task's very first rows, in order, none of the partial tokens
     expect(j.readerTypes).not.toContain('claude.stream_event');
     expect(j.firstDrawn).toBe(shown[0]); // on screen: the top of the list is the journal's first row
-    await shot(page, 'journal-from-start');
+    await shot(page, `journal-from-start-${device.viewport.width}`);
 
     // More output meanwhile: the rows being read stay as they are.
     await pour(300);
@@ -98,7 +101,7 @@ describe('a long task read from its start on a phone', () => {
     await ctx.close();
   });
 
-  it('reads to the newest row and says there is nothing newer yet; a task with no older rows offers no reading from the start', async () => {
+  it('on a phone: reads to the newest row and says there is nothing newer yet; a task with no older rows offers no reading from the start', async () => {
     const ctx = await t.browser.newContext(PHONE);
     const { page } = await open(ctx, `${t.url}/#/task/${task}`);
     await expect.poll(async () => (await journal(page)).feedNewest, { timeout: 30_000 }).toBeGreaterThan(0);

@@ -14,6 +14,8 @@ import './pd-journal-line.ts';
 /** Rows held at most: twenty pages, far more than anyone reads forward by hand. */
 export const READER_CAP = 6_000;
 const LAYOUT = flow({});
+/** Rows before the last one held at which the next page is asked for. */
+const NEAR_END_ROWS = 30;
 
 /**
  * @fires pd-newest - the person asked for the newest rows (the live feed) instead
@@ -71,10 +73,19 @@ export class PdJournalStart extends LitElement {
     }
   }
 
-  /** Near the last row held: the next page, without a tap. */
+  /**
+   * Near the last row held (a screen or so before it): the next page, without a tap, so it is
+   * usually there before the person reaches the end.
+   */
   private onVisible = (e: Event) => {
     const { last } = e as Event & { last: number };
-    if (last >= this._rows.length - 5 && !this._error) void this.more();
+    if (last >= this._rows.length - NEAR_END_ROWS && !this._error) void this.more();
+  };
+
+  /** The same by distance (the list's height grows as rows are measured: an index alone can fall short). */
+  private onScroll = (e: Event) => {
+    const v = e.currentTarget as HTMLElement;
+    if (v.scrollHeight - v.scrollTop - v.clientHeight < v.clientHeight && !this._error) void this.more();
   };
 
   private newest(): void {
@@ -96,7 +107,7 @@ export class PdJournalStart extends LitElement {
       <div class="edge">${this._rows.length ? 'Start of the journal' : nothing}</div>
       <lit-virtualizer scroller role="list" aria-label="journal from the start" data-testid="reader" .layout=${LAYOUT} .items=${this._rows}
         .keyFunction=${(r: EventRow) => r.event_id} .renderItem=${(r: EventRow) => html`<pd-journal-line role="listitem" data-seq=${r.seq} .row=${r}></pd-journal-line>`}
-        @visibilityChanged=${this.onVisible}></lit-virtualizer>
+        @visibilityChanged=${this.onVisible} @scroll=${this.onScroll}></lit-virtualizer>
       <div class="edge" aria-live="polite">${this.bottom()}</div>
     `;
   }
