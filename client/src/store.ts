@@ -43,6 +43,8 @@ export const CHAT_PAGE = 200;
 const SAID = ['user_message', 'task.submitted', 'spawn.refused'];
 /** Partial-token lines: the phone shows whole messages, so it never downloads these. */
 const NOT_SHOWN = 'claude.stream_event';
+/** A task's rows as its journal shows them. */
+const taskRows = (task: string) => `task=${task}&not_type=${NOT_SHOWN}`;
 
 export interface StatusChange {
   task: Task;
@@ -270,7 +272,7 @@ export class Store extends EventTarget {
     if (!floor || this.paging.has(key)) return;
     this.paging.add(key);
     try {
-      const q = task ? `task=${task}&not_type=${NOT_SHOWN}` : this.filter();
+      const q = task ? taskRows(task) : this.filter();
       await this.page(`before=${floor}&limit=${RECENT_ROWS}&${q}`, this.generation, (f) => (task ? this.journal.setTaskFloor(task, f) : (this.journal.floor = f)));
     } finally {
       this.paging.delete(key);
@@ -283,7 +285,7 @@ export class Store extends EventTarget {
    * journal the store follows as it was.
    */
   async taskRowsAfter(task: string, after: number): Promise<{ rows: EventRow[]; more: boolean }> {
-    const r = await api(Page, `/api/events?task=${task}&not_type=${NOT_SHOWN}&after=${after}&limit=${RECENT_ROWS}`);
+    const r = await api(Page, `/api/events?${taskRows(task)}&after=${after}&limit=${RECENT_ROWS}`);
     return { rows: r.events, more: r.events.length === RECENT_ROWS };
   }
 

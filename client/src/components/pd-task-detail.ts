@@ -126,6 +126,7 @@ export class PdTaskDetail extends LitElement {
     if (!t) return html`<p>Loading the task…</p>`;
     const h = store.handoffs.get(t.id)?.payload as Handoff | undefined;
     const rows = taskRowsOf(store.journal, store.journal.version, t.id);
+    const older = store.hasOlder(t.id);
     return html`
       <header>
         <button @click=${() => this.dispatchEvent(new CustomEvent('close-task', { bubbles: true, composed: true }))} aria-label="back to tasks">← Tasks</button>
@@ -151,9 +152,9 @@ export class PdTaskDetail extends LitElement {
         ? html`<div class="journal-head"><h3>Journal from the start</h3>
             <button @click=${() => this.fromStart(false)} data-testid="to-newest">Newest rows</button></div>
           <pd-journal-start .task=${t.id} @pd-newest=${() => this.fromStart(false)}></pd-journal-start>`
-        : html`<div class="journal-head"><h3>Journal${store.hasOlder(t.id) ? ` (newest ${rows.length})` : ` (${rows.length})`}</h3>
-            ${store.hasOlder(t.id) ? html`<button @click=${() => this.fromStart(true)} data-testid="from-start">From the start</button>` : nothing}</div>
-        <pd-feed label="journal" .items=${rows} .keyFunction=${(e: EventRow) => e.event_id} ?hasOlder=${store.hasOlder(t.id)} ?loading=${this._loading}
+        : html`<div class="journal-head"><h3>Journal${older ? ` (newest ${rows.length})` : ` (${rows.length})`}</h3>
+            ${older ? html`<button @click=${() => this.fromStart(true)} data-testid="from-start">From the start</button>` : nothing}</div>
+        <pd-feed label="journal" .items=${rows} .keyFunction=${(e: EventRow) => e.event_id} ?hasOlder=${older} ?loading=${this._loading}
           @pd-older=${this.older} @pd-follow=${(e: CustomEvent<boolean>) => store.followTask(e.detail)} .renderItem=${(r: EventRow) => html`<pd-journal-line role="listitem" data-seq=${r.seq} .row=${r}></pd-journal-line>`}></pd-feed>`}
       </section>
     `;
