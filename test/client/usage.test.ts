@@ -100,8 +100,13 @@ describe('cost on screen', () => {
     await loop.waitTask(waiting, 'queued');
     await page.getByText('Count the sheep again.').first().waitFor();
     release();
-    const hm = await page.evaluate((t) => new Date(t).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' }), until.toISOString());
-    await page.getByTestId('quota').getByText(`rate limited until ${hm} (1 task waiting)`).waitFor({ timeout: 15_000 });
+    // Its clock time, as the page writes it; with its day in front when that is past midnight.
+    const [hm, day] = await page.evaluate((t) => {
+      const d = new Date(t);
+      return [d.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' }), d.toLocaleDateString([], { month: 'short', day: 'numeric' })];
+    }, until.toISOString());
+    const label = new RegExp(`rate limited until (${day} )?${hm} \\(1 task waiting\\)`);
+    await page.getByTestId('quota').getByText(label).waitFor({ timeout: 15_000 });
     await shot(page, 'phone-usage-quota');
     await loop.db.sql`select dispatch.cancel_task(${waiting})`;
     await ctx.close();

@@ -3,7 +3,10 @@
 // FIREHOSE_LINES stream_event lines (at FIREHOSE_RATE lines/s, or as fast as it can when 0), each
 // stamped with the wall-clock time it was printed, then a successful result. As the extractor it
 // answers with a valid handoff at once. FIREHOSE_SHAPE=realistic prints lines shaped like a real
-// session's (test/bench/realistic-lines.mjs) instead of padded stream events.
+// session's (test/bench/realistic-lines.mjs) instead of padded stream events. With FIREHOSE_HOLD_FILE
+// set, it waits after its last line, before the result, until that file exists (a test then knows
+// the worker is still alive at a point of its choosing, however slow the machine).
+import fs from 'node:fs';
 import { realisticLine } from '../bench/realistic-lines.mjs';
 const prompt = process.argv[process.argv.indexOf('-p') + 1] ?? '';
 const out = process.stdout;
@@ -30,6 +33,8 @@ function burst() {
     i++;
     if (!ok) return out.once('drain', burst);
   }
+  const hold = process.env.FIREHOSE_HOLD_FILE;
+  if (hold && !fs.existsSync(hold)) return setTimeout(burst, 50);
   write({ type: 'result', subtype: 'success', is_error: false, result: `printed ${n} lines`, session_id: 'firehose' });
 }
 burst();

@@ -19,7 +19,8 @@ interface Hosts {
   runner(host: 'A' | 'B'): Started;
 }
 
-async function hosts(hostLostSeconds: number, lines: number): Promise<Hosts> {
+/** `hold`: a file the worker waits for before its result line (see test/fakes/firehose.mjs). */
+async function hosts(hostLostSeconds: number, lines: number, hold?: string): Promise<Hosts> {
   const db = await createTestDb();
   const marker = randomUUID();
   const dirs = { A: tempDir('pd-host-a-'), B: tempDir('pd-host-b-') };
@@ -37,6 +38,7 @@ async function hosts(hostLostSeconds: number, lines: number): Promise<Hosts> {
         FIREHOSE_RATE: '200',
         PD_TEST_MARKER: marker,
         LOG_LEVEL: 'info',
+        ...(hold ? { FIREHOSE_HOLD_FILE: hold } : {}),
       }),
       ['work'],
     );
@@ -68,7 +70,10 @@ async function submitOnA(h: Hosts, beforeB?: (taskId: string, a: Started) => Pro
 
 describe('two hosts on one Postgres', () => {
   it('host B never starts a duplicate of host A\'s worker; A\'s runner, restarted, re-adopts it with no line lost', async () => {
-    const h = await hosts(600, 8000); // 40 s of lines; A comes back long before the timeout
+    // 20 s of lines, and the worker then waits for `hold` before its result: however slow the
+    // machine, it is still alive when A's new runner adopts it. A comes back long before the timeout.
+    const hold = path.join(tempDir('pd-hold-'), 'release');
+    const h = await hosts(600, 4000, hold);
     const { taskId, a } = await submitOnA(h);
     const [s] = await workerSessions(h.db, taskId);
     expect(s!.host).toBe('host-a');
@@ -96,10 +101,16 @@ describe('two hosts on one Postgres', () => {
     expect(fs.existsSync(spoolB) ? fs.readdirSync(spoolB) : []).toEqual([]); // B started nothing
 
     const a2 = h.runner('A');
+    await waitFor(
+      () => h.db.sql`select 1 from dispatch.events where session_id = ${s!.id} and event_type = 'session.adopted'`,
+      (r) => r.length > 0,
+      { timeout: 60_000, what: () => `host A's new runner to re-adopt the worker (${a2.output()})` },
+    );
+    fs.writeFileSync(hold, '');
     const [done] = await waitFor(
       () => h.db.sql<{ status: string }[]>`select status from dispatch.sessions where id = ${s!.id}`,
       (r) => r[0]?.status === 'success',
-      { timeout: 60_000, what: () => `host A's new runner to re-adopt and finish the worker (${a2.output()})` },
+      { timeout: 60_000, what: () => `host A's new runner to finish the worker (${a2.output()})` },
     );
     expect(done!.status).toBe('success');
     const sessions = await workerSessions(h.db, taskId);
@@ -112,7 +123,7 @@ describe('two hosts on one Postgres', () => {
     const rows = await h.db.sql<{ line_no: number }[]>`
       select line_no from dispatch.events where session_id = ${s!.id} and line_no is not null order by seq`;
     const spooled = fs.readFileSync(s!.spool_path, 'utf8').split('\n').filter(Boolean);
-    expect(spooled).toHaveLength(8002);
+    expect(spooled).toHaveLength(4002);
     expect(rows.map((r) => r.line_no)).toEqual(spooled.map((_, i) => i));
     const [lost] = await h.db.sql<{ n: number }[]>`select count(*)::int as n from dispatch.events where event_type = 'session.lost'`;
     expect(lost!.n).toBe(0);
