@@ -230,10 +230,17 @@ export class PdFeed<T = unknown> extends LitElement {
     this._newSince = last === undefined ? null : this.keyFunction(last);
   }
 
+  // The virtualizer drops its layout's pin on every scroll it did not make, the page's too: a person
+  // scrolling the page down to the journal while the list still settled on its newest row left the
+  // list short of it, and unpinned. Only the person's own scroll of the list, off the bottom, leaves
+  // the newest row; any other scroll pins the layout to it again.
   private onUnpinned = () => {
     const v = this._v;
-    if (v && v.scrollHeight - v.scrollTop - v.clientHeight < 24) return;
-    if (this._pinned) this.unpin();
+    if (!this._pinned || !v || !this.items.length) return;
+    const theirs = performance.now() - this._intentAt < 600;
+    if (theirs && v.scrollHeight - v.scrollTop - v.clientHeight >= 24) this.unpin();
+    // After the layout has dropped its pin (it tells before it forgets).
+    else if (!theirs) queueMicrotask(() => this._pinned && this.toBottom());
   };
 
   // When the rows shrink, the virtualizer's layout has the longer list for a moment (it takes new
