@@ -71,6 +71,25 @@ describe('cost on screen', () => {
     await ctx.close();
   });
 
+  it('with a project picked, a phone keeps the money line to one row of the sticky header: its spend, all projects’ and the chart', async () => {
+    const [p] = await loop.db.sql<{ id: string }[]>`select dispatch.create_project('one project') as id`;
+    const ctx = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    await ctx.addInitScript((id) => localStorage.setItem('pd.project', id), p!.id);
+    const { page } = await open(ctx, loop.url!);
+    const all = page.getByTestId('usage-all');
+    await all.waitFor();
+    expect(await all.innerText()).toMatch(/^all \$\d+\.\d\d$/);
+    expect(await all.getAttribute('title')).toBe('today, all projects');
+    const middle = async (testId: string) => {
+      const b = (await page.getByTestId(testId).boundingBox())!;
+      return b.y + b.height / 2;
+    };
+    const row = await middle('usage-today');
+    expect(Math.abs((await middle('usage-all')) - row)).toBeLessThan(4);
+    expect(Math.abs((await middle('usage-chart')) - row)).toBeLessThan(4);
+    await ctx.close();
+  });
+
   it('shows the account rate limited until its reset time, with the tasks waiting for it', async () => {
     const ctx = await browser.newContext({ viewport: { width: 390, height: 844 } });
     const { page } = await open(ctx, loop.url!);

@@ -29,6 +29,8 @@ export class PdUsageGlance extends LitElement {
     :host { display: flex; flex-wrap: wrap; align-items: center; gap: 0.35rem 0.6rem; font-size: 0.8rem; color: var(--pd-muted); }
     .spend { font-variant-numeric: tabular-nums; }
     .spend strong { color: var(--pd-fg); }
+    /* On a phone the line says "all $0.42": with "projects" spelled out the chart took a line of its own in the sticky header. */
+    @media (max-width: 640px) { .long { display: none; } }
     .quota { color: #fff; background: var(--pd-stalled); border-radius: 999px; padding: 0.1rem 0.55rem; font-weight: 700; }
   `;
 
@@ -40,7 +42,7 @@ export class PdUsageGlance extends LitElement {
       <span class="spend" data-testid="usage-today" title="today (UTC), the CLI's own estimate">
         today <strong>${money(mine.cost_usd)}</strong> · ${tokens(tokensOf(mine))}
       </span>
-      ${this.project ? html`<span class="spend" data-testid="usage-all">all projects <strong>${money(all.cost_usd)}</strong></span>` : nothing}
+      ${this.project ? html`<span class="spend" data-testid="usage-all" title="today, all projects">all<span class="long"> projects</span> <strong>${money(all.cost_usd)}</strong></span>` : nothing}
       <pd-usage-chart .project=${this.project} data-testid="usage-chart"></pd-usage-chart>
       ${q?.limited && q.until
         ? html`<span class="quota" role="status" data-testid="quota" title=${q.reason ?? ''}>
