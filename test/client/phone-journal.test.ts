@@ -53,9 +53,12 @@ const feedState = (page: Page, seq = 0) =>
     const newest = feed?.items.at(-1);
     const row = newest && [...feed!.querySelectorAll<HTMLElement>('pd-journal-line')].find((l) => Number(l.dataset.seq) === newest.seq);
     const r = row?.getBoundingClientRect();
-    const list = feed?.querySelector('lit-virtualizer')?.getBoundingClientRect();
+    const box = feed?.querySelector('lit-virtualizer');
+    const list = box?.getBoundingClientRect();
     return {
       fits: !!list && list.top >= header.bottom - 1 && list.bottom <= bar.top + 1,
+      // Whole inside the list's own viewport, not partly under its edge.
+      inList: !!r && !!list && r.bottom <= list.top + box!.clientTop + box!.clientHeight + 0.5,
       newest: newest?.seq ?? null,
       holds: !!feed?.items.some((x) => x.seq === seq),
       onScreen: !!r && r.top >= header.bottom - 1 && r.bottom <= bar.top + 1,
@@ -100,6 +103,7 @@ describe('a phone on a lived-in journal', () => {
     await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
     await expect.poll(async () => (await feedState(page)).onScreen, { timeout: 30_000, message: 'the newest row is on screen' }).toBe(true);
     expect((await feedState(page)).fits).toBe(true);
+    expect((await feedState(page)).inList).toBe(true);
     await shot(page, 'phone-journal-newest');
     // Back on the list, every open gate is there again.
     await page.getByRole('button', { name: 'back to tasks' }).click();

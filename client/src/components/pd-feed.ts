@@ -94,7 +94,9 @@ export class PdFeed<T = unknown> extends LitElement {
 
   static readonly css = `
     pd-feed { display: block; position: relative; }
-    pd-feed > lit-virtualizer { height: var(--pd-feed-height, 70vh); border: 1px solid var(--pd-line); border-radius: 10px; background: var(--pd-card); }
+    /* An outline, not a border: the virtualizer takes the box's outer height for its viewport, and with a border the newest row, pinned to the end, sat 2 px under it. */
+    pd-feed > lit-virtualizer { height: var(--pd-feed-height, 70vh); outline: 1px solid var(--pd-line); outline-offset: -1px; border-radius: 10px; background: var(--pd-card); }
+    pd-feed > lit-virtualizer:focus-visible { outline: 2px solid var(--pd-accent); outline-offset: -2px; }
     pd-feed > .older { display: flex; align-items: center; justify-content: center; color: var(--pd-muted); font-size: 0.8rem; padding: 0.2rem; min-height: 36px; box-sizing: border-box; }
     pd-feed > .older button { font: inherit; color: var(--pd-fg); background: var(--pd-bg); border: 1px solid var(--pd-line); border-radius: 999px; min-height: 32px; padding: 0 0.8rem; cursor: pointer; }
     pd-feed > .jump { position: absolute; right: 0.75rem; bottom: 0.75rem; z-index: 2; min-height: 40px; padding: 0 0.9rem; border-radius: 999px; border: none;
