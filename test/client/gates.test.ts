@@ -123,7 +123,13 @@ describe('a gate on the phone', () => {
         requireInteraction: true,
       });
       if (SHOWS_NOTIFICATIONS) {
-        const titles = await page.evaluate(async () => (await (await navigator.serviceWorker.ready).getNotifications()).map((n) => n.title));
+        // __shown is filled before showNotification's promise settles: wait for the notification
+        // itself, not for the call that shows it.
+        const titles = await waitFor(
+          () => page.evaluate(async () => (await (await navigator.serviceWorker.ready).getNotifications()).map((n) => n.title)),
+          (t) => t.includes(pushed.title),
+          { what: 'the notification on the platform' },
+        );
         expect(titles).toContain(pushed.title);
       }
 

@@ -145,7 +145,9 @@ export async function startLoop(opts: LoopOptions): Promise<Loop> {
       if (res.status !== 201) throw new Error(`POST /api/messages answered ${res.status}: ${await res.text()}`);
       return message_id;
     },
-    async waitTask(taskId, status, timeout = 30_000) {
+    // Generous: a worker and its extractor are two real claude processes, seconds of CPU each on a
+    // busy 2-core machine. The wait ends as soon as the status is reached.
+    async waitTask(taskId, status, timeout = 90_000) {
       const want = Array.isArray(status) ? status : [status];
       return waitFor(
         async () => (await db.sql<TaskState[]>`select status, status_reason, attempt from dispatch.tasks where id = ${taskId}`)[0]!,
