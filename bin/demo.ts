@@ -1,6 +1,7 @@
 // `npm run demo`: the whole loop without credentials. Starts the embedded Postgres (in
-// .dispatch-demo/ unless DISPATCH_DATA_DIR is set), the server and the runner, and the scripted
-// model replaying fixtures/demo.json; creates a sample project, sends it one message, prints the URL.
+// .dispatch-demo/ unless DISPATCH_DATA_DIR is set), the server (on port 7778 unless PORT is set, so
+// it runs beside `npm start` on 7777) and the runner, and the scripted model replaying
+// fixtures/demo.json; creates a sample project, sends it one message, prints the URL.
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -12,6 +13,7 @@ import { createLogger } from '../core/log.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 process.env.DISPATCH_DATA_DIR ??= '.dispatch-demo';
+process.env.PORT ??= '7778';
 
 const config = loadConfigOrExit('petal-dispatch demo');
 const log = createLogger(config.LOG_LEVEL, 'demo');
