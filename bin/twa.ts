@@ -1,6 +1,8 @@
 // `npm run twa`: generates the Android Trusted Web Activity project (a Gradle project that opens
 // this PWA full screen) with @bubblewrap/core, offline apart from reading the served web manifest
-// and icons. Fills the committed template client/twa-manifest.json from the environment.
+// and icons. Fills the committed template client/twa-manifest.json from the environment. Building it
+// needs the Android SDK; `npm run apk` (bin/apk.ts) builds a smaller TWA here, offline, signed with the
+// same keystore and alias, so one assetlinks.json fingerprint serves both.
 //   PUBLIC_URL        where the server is reached (its manifest and icons are read from there)
 //   TWA_PACKAGE_ID    the Android package id (required)
 //   TWA_HOST          the host the phone opens (default: PUBLIC_URL's host)
