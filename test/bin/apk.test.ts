@@ -10,7 +10,7 @@ import { BUILD_TOOLS, CHECK_TOOLS, installCommand, missingTools } from '../../bi
 import { startTestApp } from '../helpers/app.ts';
 import { cleanEnv, startEntry } from '../helpers/process.ts';
 import { tempDir } from '../helpers/teardown.ts';
-import { registerProblems } from './smali-registers.ts';
+import { ownReferenceProblems, registerProblems } from './smali-registers.ts';
 
 const HOST = 'dispatch.example.ts.net';
 const PACKAGE = 'dev.petal.dispatch';
@@ -168,8 +168,19 @@ describe.skipIf(absent.length > 0)(`the APK npm run apk writes${skipped}`, () =>
   it('dexdump: the launcher binds the Custom Tabs service, asks it for a session and launches the TWA with it', () => {
     const dump = tool('dexdump', ['-d', file]);
     expect(dump).toContain("Class descriptor  : 'Lpetal/dispatch/twa/LauncherActivity;'");
+    expect(dump).toContain("Class descriptor  : 'Lpetal/dispatch/twa/CustomTabs;'");
     expect(dump).toContain("Superclass        : 'Landroid/app/Activity;'");
     expect(dump).toMatch(/Interfaces +-\n +#0 +: 'Landroid\/content\/ServiceConnection;'/);
+    // ServiceConnection's two abstract methods and the lifecycle overrides, with the framework's signatures.
+    for (const [name, type, access] of [
+      ['onServiceConnected', '(Landroid/content/ComponentName;Landroid/os/IBinder;)V', 'PUBLIC'],
+      ['onServiceDisconnected', '(Landroid/content/ComponentName;)V', 'PUBLIC'],
+      ['onCreate', '(Landroid/os/Bundle;)V', 'PROTECTED'],
+      ['onRestart', '()V', 'PROTECTED'],
+      ['onDestroy', '()V', 'PROTECTED'],
+    ]) {
+      expect(dump).toContain(`name          : '${name}'\n      type          : '${type}'\n      access        : 0x000${access === 'PUBLIC' ? 1 : 4} (${access})`);
+    }
     const method = (name: string) => dump.split(/\n\s+name\s+: '/).find((b) => b.startsWith(`${name}'`)) ?? '';
     const inOrder = (text: string, parts: string[]) => {
       const at = parts.map((p) => text.indexOf(p));
@@ -179,34 +190,40 @@ describe.skipIf(absent.length > 0)(`the APK npm run apk writes${skipped}`, () =>
     // onCreate: Intent(ACTION_CUSTOM_TABS_CONNECTION).setPackage(browser), bindService(…, this, BIND_AUTO_CREATE).
     inOrder(method('onCreate'), [
       '"androidx.browser.trusted.category.TrustedWebActivities"',
+      'Lpetal/dispatch/twa/CustomTabs;.provider:',
       '"android.support.customtabs.action.CustomTabsService"',
       'Landroid/content/Intent;.<init>:(Ljava/lang/String;)V',
       'Landroid/content/Intent;.setPackage:',
       'const/4 v0, #int 1',
       'Landroid/content/Context;.bindService:(Landroid/content/Intent;Landroid/content/ServiceConnection;I)Z',
     ]);
-    // onServiceConnected: ICustomTabsService.newSession(callback) is transaction 3.
-    inOrder(method('onServiceConnected'), [
-      'Landroid/os/Binder;.<init>:()V',
+    // onServiceConnected: a Binder as the session, newSession with it, then the TWA.
+    inOrder(method('onServiceConnected'), ['Landroid/os/Binder;.<init>:()V', 'Lpetal/dispatch/twa/CustomTabs;.newSession:', 'launchTwa:', 'openCustomTab:']);
+    // ICustomTabsService.newSession(callback) is transaction 3: interface token, callback binder.
+    inOrder(method('newSession'), [
       '"android.support.customtabs.ICustomTabsService"',
       'Landroid/os/Parcel;.writeInterfaceToken:',
       'Landroid/os/Parcel;.writeStrongBinder:',
-      'const/4 v4, #int 3',
+      'const/4 v2, #int 3',
       'Landroid/os/IBinder;.transact:(ILandroid/os/Parcel;Landroid/os/Parcel;I)Z',
       'Landroid/os/Parcel;.readException:',
-      'launchTwa:',
+      'Landroid/os/Parcel;.readInt:',
     ]);
     inOrder(method('tabIntent'), ['"android.intent.action.VIEW"', 'Landroid/content/Intent;.setPackage:', '"android.support.customtabs.extra.SESSION"', 'Landroid/os/Bundle;.putBinder:', '"android.support.customtabs.extra.TOOLBAR_COLOR"']);
-    inOrder(method('launchTwa'), ['tabIntent:', '"android.support.customtabs.extra.LAUNCH_AS_TRUSTED_WEB_ACTIVITY"', 'const/4 v2, #int 1', 'putExtra:(Ljava/lang/String;Z)', 'start:', 'openBrowser:']);
+    inOrder(method('launchTwa'), ['Lpetal/dispatch/twa/CustomTabs;.tabIntent:', '"android.support.customtabs.extra.LAUNCH_AS_TRUSTED_WEB_ACTIVITY"', 'const/4 v2, #int 1', 'putExtra:(Ljava/lang/String;Z)', 'start:', 'openBrowser:']);
     // Every start of an activity is guarded: no browser is a fallback, never a crash.
     expect(method('start')).toMatch(/Landroid\/content\/ActivityNotFoundException; -> 0x/);
     expect(dump.match(/Landroid\/app\/Activity;\.startActivity:/g)).toHaveLength(1);
   });
 
-  it("baksmali's register analysis finds no instruction the device's verifier would refuse", () => {
+  it("baksmali's analysis finds nothing the device's verifier or linker would refuse", () => {
     const out = tempDir('pd-baksmali-');
     tool('baksmali', ['disassemble', '-b', '', '-r', 'ARGS', '--debug-info', 'false', '-o', out, file]);
-    expect(registerProblems(fs.readFileSync(path.join(out, 'petal/dispatch/twa/LauncherActivity.smali'), 'utf8'))).toEqual([]);
+    const dir = path.join(out, 'petal/dispatch/twa');
+    const classes = Object.fromEntries(fs.readdirSync(dir).sort().map((c) => [c, fs.readFileSync(path.join(dir, c), 'utf8')]));
+    expect(Object.keys(classes)).toEqual(['CustomTabs.smali', 'LauncherActivity.smali']);
+    expect(Object.values(classes).flatMap(registerProblems)).toEqual([]);
+    expect(ownReferenceProblems(classes)).toEqual([]);
   });
 
   it('a second build with the kept keystore is signed by the same key, byte for byte the same APK', async () => {
