@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { listMigrations, migrate } from '../../../core/db/migrate.ts';
-import { createTestDb } from '../../helpers/db.ts';
+import { createTestDb, waitFor } from '../../helpers/db.ts';
 import { tempDir } from '../../helpers/teardown.ts';
 
 function dirWith(files: Record<string, string>): string {
@@ -61,6 +61,45 @@ describe('the migration runner', () => {
     // …yet the function files ran again: the tampered function is the repository's again.
     expect(await source()).toBe(before);
     await expect(sql`select dispatch.project_state(gen_random_uuid())`).rejects.toThrow(/no project/);
+  });
+
+  it('puts back a trigger dropped or disabled by hand, and leaves an unchanged one as it is', async () => {
+    const { sql } = await createTestDb();
+    const xmin = async (name: string) =>
+      (await sql<{ x: string; on: string }[]>`select xmin::text as x, tgenabled::text as on from pg_trigger where tgname = ${name}`)[0];
+    const untouched = await xmin('events_assign_seq');
+    await sql`drop trigger events_push_gate on dispatch.events`;
+    await sql`alter table dispatch.gate_rules disable trigger gate_rules_check`;
+    expect(await migrate(sql)).toEqual([]);
+    expect(await xmin('events_push_gate')).toBeDefined();
+    expect((await xmin('gate_rules_check'))!.on).toBe('O');
+    await expect(sql`insert into dispatch.gate_rules (category, tool, decision, reason) values ('privilege', '(', 'ask', 'bad regex')`)
+      .rejects.toThrow(/parentheses/);
+    // Not re-created: its row in pg_trigger is the one written before this start.
+    expect(await xmin('events_assign_seq')).toEqual(untouched);
+  });
+
+  it('does not wait for an open write to the journal: an unchanged trigger takes no lock on its table', async () => {
+    const { sql } = await createTestDb();
+    const writer = await sql.reserve();
+    try {
+      await writer.unsafe('begin');
+      await writer.unsafe('lock table dispatch.events in row exclusive mode'); // what an insert holds to its commit
+      let done = false;
+      const run = migrate(sql).finally(() => { done = true; });
+      run.catch(() => {}); // awaited below; a failure is reported there
+      const waiting = await waitFor(
+        async () => done || (await sql<{ n: number }[]>`
+          select count(*)::int as n from pg_locks where not granted and relation = 'dispatch.events'::regclass`)[0]!.n > 0,
+        Boolean,
+        { what: 'migrate to finish or to wait for a lock on dispatch.events' },
+      ).then(() => !done);
+      expect(waiting).toBe(false);
+      await run;
+    } finally {
+      await writer.unsafe('rollback').catch(() => {});
+      writer.release();
+    }
   });
 
   it('refuses a database that has a migration this code does not know', async () => {
