@@ -7,11 +7,9 @@
 import type { Task, TaskList } from 'graphile-worker';
 import type { JobContext } from './context.ts';
 import { ForeignHostError } from './supervisor.ts';
+import { SESSION_JOBS, type SessionJobName } from './tasks/names.ts';
 
-/** The task identifiers whose jobs supervise a session, and so may be bound to a host. */
-export const SESSION_TASKS = ['spawn_worker', 'extract_handoff', 'orchestrator_turn', 'resume_worker'] as const;
-
-export const onHost = (identifier: string, host: string) => `${identifier}@${host}`;
+export const onHost = (identifier: SessionJobName, host: string) => `${identifier}@${host}`;
 
 /** Seconds since any runner of the host last beat (null: no runner of it ever registered). */
 export async function hostSilence(ctx: JobContext, host: string): Promise<number | null> {
@@ -20,7 +18,7 @@ export async function hostSilence(ctx: JobContext, host: string): Promise<number
 }
 
 /** Wraps a session task: a ForeignHostError hands the job over (or, past the timeout, declares the session lost). */
-export function hostBound(ctx: JobContext, identifier: string, task: Task): Task {
+export function hostBound(ctx: JobContext, identifier: SessionJobName, task: Task): Task {
   const run: Task = async (payload, helpers) => {
     try {
       return await task(payload, helpers);
@@ -38,7 +36,7 @@ export function hostBound(ctx: JobContext, identifier: string, task: Task): Task
   return run;
 }
 
-async function handOver(ctx: JobContext, identifier: string, payload: unknown, err: ForeignHostError, checkInSeconds: number) {
+async function handOver(ctx: JobContext, identifier: SessionJobName, payload: unknown, err: ForeignHostError, checkInSeconds: number) {
   // Turns of one project stay one at a time on their named queue (dispatch.request_turn's).
   const projectId = (payload as { project_id?: string } | null)?.project_id;
   const queue = identifier === 'orchestrator_turn' && projectId ? `orchestrator:${projectId}` : null;
@@ -66,5 +64,5 @@ export async function declareLost(ctx: JobContext, sessionId: string, host: stri
 
 /** The session tasks again under this host's own identifiers, so jobs handed to this host run here. */
 export function hostTasks(ctx: JobContext, list: TaskList): TaskList {
-  return Object.fromEntries(SESSION_TASKS.filter((t) => list[t]).map((t) => [onHost(t, ctx.host), list[t]!]));
+  return Object.fromEntries(SESSION_JOBS.filter((t) => list[t]).map((t) => [onHost(t, ctx.host), list[t]!]));
 }

@@ -13,7 +13,7 @@ import { isAlive, killGroup, runsSession } from '../core/process.ts';
 import { cancelsRequested } from './session/cancels.ts';
 import { claudeCode } from './substrate/index.ts';
 import type { LiveSession } from './supervisor.ts';
-import { taskList } from './tasks/index.ts';
+import { taskList, type JobName } from './tasks/index.ts';
 import { sweepRunners } from './tasks/sweep_sessions.ts';
 
 export interface RunnerOptions {
@@ -39,6 +39,8 @@ export interface StartedRunner {
 }
 
 const HEARTBEAT_MS = 5000;
+/** Run every minute, one at a time across all runners. */
+const CRON_JOBS: readonly JobName[] = ['sweep_sessions', 'release_held', 'expire_gates'];
 const CANCEL_POLL_MS = 2000;
 
 export async function startRunner(opts: RunnerOptions): Promise<StartedRunner> {
@@ -91,7 +93,7 @@ export async function startRunner(opts: RunnerOptions): Promise<StartedRunner> {
     noHandleSignals: true,
     pollInterval: 1000,
     taskList: taskList(ctx),
-    crontab: ['* * * * * sweep_sessions ?max=1', '* * * * * release_held ?max=1', '* * * * * expire_gates ?max=1'].join('\n'),
+    crontab: CRON_JOBS.map((name) => `* * * * * ${name} ?max=1`).join('\n'),
     logger: quiet,
     events,
   });

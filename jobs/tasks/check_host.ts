@@ -7,11 +7,12 @@ import type { Task } from 'graphile-worker';
 import { z } from 'zod';
 import type { JobContext } from '../context.ts';
 import { declareLost, hostSilence } from '../host-bound.ts';
+import { SESSION_JOBS } from './names.ts';
 
 const payload = z.object({
   session_id: z.string().uuid(),
   host: z.string(),
-  identifier: z.string(),
+  identifier: z.enum(SESSION_JOBS),
   payload: z.unknown(),
   queue: z.string().nullable(),
 });

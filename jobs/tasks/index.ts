@@ -1,5 +1,5 @@
-// The job registry: one graphile-worker task per identifier, each in its own file.
-import type { TaskList } from 'graphile-worker';
+// The job registry: one graphile-worker task per identifier (./names.ts), each in its own file.
+import type { Task, TaskList } from 'graphile-worker';
 import type { JobContext } from '../context.ts';
 import { hostBound, hostTasks } from '../host-bound.ts';
 import { checkHost } from './check_host.ts';
@@ -7,6 +7,7 @@ import { discardWorkspaceJob } from './discard_workspace.ts';
 import { expireGates } from './expire_gates.ts';
 import { extractHandoff } from './extract_handoff.ts';
 import { mergeWorkspaceJob } from './merge_workspace.ts';
+import type { JobName } from './names.ts';
 import { orchestratorTurn } from './orchestrator_turn.ts';
 import { pruneWorkspacesJob } from './prune_workspaces.ts';
 import { pushNotify } from './push_notify.ts';
@@ -16,8 +17,11 @@ import { spawnWorker } from './spawn_worker.ts';
 import { sweepSessions } from './sweep_sessions.ts';
 import { validateHandoffJob } from './validate_handoff.ts';
 
+export { JOB_NAMES, SESSION_JOBS, type JobName, type SessionJobName } from './names.ts';
+
 export function taskList(ctx: JobContext): TaskList {
-  const list: TaskList = {
+  // Every name, and no other: a name added to JOB_NAMES without its task does not compile.
+  const list: Record<JobName, Task> = {
     spawn_worker: hostBound(ctx, 'spawn_worker', spawnWorker(ctx)),
     extract_handoff: hostBound(ctx, 'extract_handoff', extractHandoff(ctx)),
     validate_handoff: validateHandoffJob(ctx),

@@ -101,7 +101,7 @@ $$;
 create or replace function dispatch.queue_workspace_decision(w dispatch.workspaces, action text, detail jsonb) returns jsonb
   language plpgsql volatile as $$
 declare
-  identifier text := action || '_workspace';
+  identifier text := case action when 'merge' then 'merge_workspace' when 'discard' then 'discard_workspace' end;
   job graphile_worker._private_jobs;
 begin
   update dispatch.workspaces ws set state = case action when 'merge' then 'merging' else 'discarding' end, updated_at = now()
