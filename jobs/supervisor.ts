@@ -151,7 +151,8 @@ export async function runSession(ctx: RunnerContext, spec: SessionSpec, intent: 
     pid, host: ctx.host, runnerId: ctx.runnerId, spool, cwd: cmd.cwd, argv: cmd.display, cause: spec.causeEventId ?? null,
   });
   ctx.log.info(`session ${spec.sessionId} (${spec.role}) started: pid ${pid}`);
-  return follow(ctx, spec, { ended, pid, kill: (s) => killGroup(pid, s), release: () => {} }, spool, errSpool, 0, abort, started, false);
+  const proc: Proc = { ended, pid, kill: (s) => killGroup(pid, s), release: () => {} };
+  return follow({ ctx, spec, proc, spool, errSpool, skipLines: 0, abort, started, stalled: false });
 }
 
 /** Takes over a session whose runner went away: follows its spool and waits for its process. */
@@ -173,20 +174,28 @@ export async function adoptSession(ctx: RunnerContext, spec: SessionSpec, row: O
     kill: (s) => (alive ? killGroup(pid, s) : undefined),
     release: () => watch?.stop(),
   };
-  return follow(ctx, spec, proc, spool, errSpool, done, abort, started, row.stalled ?? false);
+  return follow({ ctx, spec, proc, spool, errSpool, skipLines: done, abort, started, stalled: row.stalled ?? false });
 }
 
-async function follow(
-  ctx: RunnerContext,
-  spec: SessionSpec,
-  proc: Proc,
-  spool: string,
-  errSpool: string,
-  skipLines: number,
-  abort: AbortSignal,
-  started: number,
-  stalled: boolean,
-): Promise<Outcome> {
+/** A session's process as follow() watches it, started here or adopted. */
+interface Followed {
+  ctx: RunnerContext;
+  spec: SessionSpec;
+  proc: Proc;
+  /** Where the process's stdout and stderr go. */
+  spool: string;
+  errSpool: string;
+  /** Spool lines already journalled (by the runner before this one). */
+  skipLines: number;
+  /** This runner stopping: the session is left for re-adoption. */
+  abort: AbortSignal;
+  /** When the process started (ms since the epoch). */
+  started: number;
+  /** Whether the session was already journalled stalled. */
+  stalled: boolean;
+}
+
+async function follow({ ctx, spec, proc, spool, errSpool, skipLines, abort, started, stalled }: Followed): Promise<Outcome> {
   const status = new StatusWrites(ctx.log, spec.sessionId);
   const watchdog = new Watchdog({
     stallMs: ctx.stallMs,
