@@ -1,4 +1,4 @@
-// Task reads: the task as the API shows it, with its live duration and stall flag.
+// Task reads (the task as the API shows it, with its live duration and stall flag), submit and cancel.
 import type { Task } from '../../core/contracts/task.ts';
 import type { Sql } from '../../core/db/client.ts';
 import { iso, selectList } from './columns.ts';
@@ -38,4 +38,20 @@ export async function listTasks(sql: Sql, q: { project?: string; limit: number }
 export async function exists(sql: Sql, table: 'projects' | 'tasks' | 'sessions', id: string): Promise<boolean> {
   const [row] = await sql`select 1 as one from ${sql('dispatch')}.${sql(table)} where id = ${id}`;
   return !!row;
+}
+
+/** Submits a task (dispatch.submit_task: journals it and enqueues its worker in one transaction); its id. */
+export async function submitTask(
+  sql: Sql,
+  t: { project_id: string; brief: string; approach?: string | null; parent_id?: string | null; plan_ref?: string | null },
+): Promise<string> {
+  const [row] = await sql<{ id: string }[]>`
+    select dispatch.submit_task(${t.project_id}, ${t.brief}, ${t.approach ?? null}, ${t.parent_id ?? null}, ${t.plan_ref ?? null}) as id`;
+  return row!.id;
+}
+
+/** Asks a task to stop (dispatch.cancel_task); the status it has now. */
+export async function cancelTask(sql: Sql, id: string): Promise<string> {
+  const [row] = await sql<{ s: string }[]>`select dispatch.cancel_task(${id}) as s`;
+  return row!.s;
 }

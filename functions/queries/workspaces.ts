@@ -1,6 +1,7 @@
-// Workspace reads: a task's newest workspace with its journalled change, and the list of changes.
+// Workspace reads (a task's newest workspace with its journalled change, the list of changes) and
+// the decisions about a change: merge, discard, continue, resolve.
 import type { Sql } from '../../core/db/client.ts';
-import type { Workspace } from '../../core/contracts/workspace.ts';
+import type { Decision, Workspace } from '../../core/contracts/workspace.ts';
 import { iso, selectList } from './columns.ts';
 
 /** Select list over `dispatch.workspaces w`; `change` is the workspace.changed payload (or null). */
@@ -49,4 +50,35 @@ export async function listWorkspaces(
      order by w.created_at desc, w.attempt desc limit ${q.limit}`;
   const [n] = await sql<{ n: number }[]>`select count(*)::int as n from dispatch.workspaces w ${where} and w.state = 'ready'`;
   return { workspaces, waiting: n!.n };
+}
+
+/** What dispatch.merge_task / discard_task answered: queued with its job, or why not. */
+export interface DecisionOutcome {
+  outcome: 'queued' | 'conflict' | 'no_workspace' | 'busy' | 'decided' | 'empty';
+  action?: Decision['action'];
+  job?: Decision['job'];
+  message?: string;
+  files?: string[];
+  branch?: string;
+  base?: string;
+  state?: string;
+}
+
+/** Merges or discards the task's change: queues the job, or says why not. */
+export async function decideChange(sql: Sql, action: 'merge' | 'discard', taskId: string): Promise<DecisionOutcome> {
+  const [row] = await sql<{ r: DecisionOutcome }[]>`
+    select ${sql.unsafe(action === 'merge' ? 'dispatch.merge_task' : 'dispatch.discard_task')}(${taskId}) as r`;
+  return row!.r;
+}
+
+/** A follow-up task on a branch from the task's branch; its id. */
+export async function continueTask(sql: Sql, taskId: string, brief: string, approach?: string | null): Promise<string> {
+  const [row] = await sql<{ id: string }[]>`select dispatch.continue_task(${taskId}, ${brief}, ${approach ?? null}) as id`;
+  return row!.id;
+}
+
+/** A task on the conflicting branch whose brief carries the conflict; its id. */
+export async function resolveTask(sql: Sql, taskId: string): Promise<string> {
+  const [row] = await sql<{ id: string }[]>`select dispatch.resolve_task(${taskId}) as id`;
+  return row!.id;
 }

@@ -4,8 +4,9 @@
 import { createHash } from 'node:crypto';
 import { createRoute, z } from '@hono/zod-openapi';
 import { ErrorBody, Uuid } from '../../core/contracts/common.ts';
-import { GateDecision, GateSchema, type Gate } from '../../core/contracts/gate.ts';
+import { GateDecision, GateSchema } from '../../core/contracts/gate.ts';
 import { AppError } from '../errors.ts';
+import { decideGate, listGates } from '../queries/gates.ts';
 import { IdParam } from '../schemas.ts';
 import { json, newRouter } from './openapi.ts';
 
@@ -27,10 +28,7 @@ export function gateRoutes() {
         responses: { 200: json(z.object({ gates: z.array(GateSchema) }), 'gates, newest first'), ...errors },
       }),
       async (c) => {
-        const q = c.req.valid('query');
-        const [row] = await c.var.deps.sql<{ g: Gate[] }[]>`
-          select dispatch.list_gates(${q.status}, ${q.project_id ?? null}, ${q.limit}) as g`;
-        return c.json({ gates: row!.g }, 200);
+        return c.json({ gates: await listGates(c.var.deps.sql, c.req.valid('query')) }, 200);
       },
     )
     .openapi(
@@ -47,9 +45,8 @@ export function gateRoutes() {
       async (c) => {
         const { id } = c.req.valid('param');
         const b = c.req.valid('json');
-        const [row] = await c.var.deps.sql<{ g: Gate }[]>`
-          select dispatch.decide_gate(${id}, ${b.decision}, ${b.reason ?? null}, ${c.var.user ?? 'api'}, ${b.via ?? 'http'}) as g`;
-        return c.json(row!.g, 200);
+        const gate = await decideGate(c.var.deps.sql, { id, decision: b.decision, reason: b.reason, by: c.var.user ?? 'api', via: b.via ?? 'http' });
+        return c.json(gate, 200);
       },
     );
 }

@@ -4,7 +4,7 @@ import { json, newRouter } from './openapi.ts';
 import { AppError } from '../errors.ts';
 import { ErrorBody, Uuid } from '../../core/contracts/common.ts';
 import { CreateProject, ProjectSchema, UpdateProject, type Project } from '../../core/contracts/project.ts';
-import { PROJECT_COLUMNS } from '../queries/projects.ts';
+import { createProject, listProjects, PROJECT_COLUMNS } from '../queries/projects.ts';
 import { exists } from '../queries/tasks.ts';
 import { IdParam } from '../schemas.ts';
 import { inspectRepo, RepoError } from '../../core/git/repo.ts';
@@ -42,8 +42,8 @@ export function projectRoutes() {
         const [taken] = await sql`select 1 as one from dispatch.projects where lower(name) = lower(${body.name})`;
         if (taken) throw new AppError(409, 'conflict', `a project named ${body.name} exists`);
         const config = await checkedConfig(body.config, c.var.deps.config.GIT_BIN);
-        const [row] = await sql<{ id: string }[]>`select dispatch.create_project(${body.name}, ${JSON.stringify(config)}::text::jsonb) as id`;
-        const [project] = await sql<Project[]>`select ${sql.unsafe(PROJECT_COLUMNS)} from dispatch.projects where id = ${row!.id}`;
+        const id = await createProject(sql, body.name, config);
+        const [project] = await sql<Project[]>`select ${sql.unsafe(PROJECT_COLUMNS)} from dispatch.projects where id = ${id}`;
         return c.json(project!, 201);
       },
     )
@@ -72,9 +72,7 @@ export function projectRoutes() {
     .openapi(
       createRoute({ method: 'get', path: '/projects', responses: { 200: json(z.object({ projects: z.array(ProjectSchema) }), 'projects') } }),
       async (c) => {
-        const { sql } = c.var.deps;
-        const projects = await sql<Project[]>`select ${sql.unsafe(PROJECT_COLUMNS)} from dispatch.projects order by created_at`;
-        return c.json({ projects }, 200);
+        return c.json({ projects: await listProjects(c.var.deps.sql) }, 200);
       },
     )
     .openapi(

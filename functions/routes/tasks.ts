@@ -5,7 +5,7 @@ import { AppError } from '../errors.ts';
 import { ErrorBody, Uuid } from '../../core/contracts/common.ts';
 import { CreateTask, TaskDetailSchema, TaskSchema } from '../../core/contracts/task.ts';
 import { taskSessions } from '../queries/sessions.ts';
-import { exists, getTask, listTasks } from '../queries/tasks.ts';
+import { cancelTask, exists, getTask, listTasks, submitTask } from '../queries/tasks.ts';
 import { IdParam } from '../schemas.ts';
 
 const errors = { 400: json(ErrorBody, 'bad input'), 404: json(ErrorBody, 'unknown id') };
@@ -24,9 +24,8 @@ export function taskRoutes() {
         const b = c.req.valid('json');
         if (!(await exists(sql, 'projects', b.project_id))) throw new AppError(404, 'not_found', `no project ${b.project_id}`);
         if (b.parent_id && !(await exists(sql, 'tasks', b.parent_id))) throw new AppError(404, 'not_found', `no parent task ${b.parent_id}`);
-        const [row] = await sql<{ id: string }[]>`
-          select dispatch.submit_task(${b.project_id}, ${b.brief}, ${b.approach ?? null}, ${b.parent_id ?? null}, ${b.plan_ref ?? null}) as id`;
-        const task = await getTask(sql, row!.id);
+        const id = await submitTask(sql, b);
+        const task = await getTask(sql, id);
         return c.json(task!, 201);
       },
     )
@@ -68,8 +67,7 @@ export function taskRoutes() {
         const { sql } = c.var.deps;
         const { id } = c.req.valid('param');
         if (!(await exists(sql, 'tasks', id))) throw new AppError(404, 'not_found', `no task ${id}`);
-        const [row] = await sql<{ s: string }[]>`select dispatch.cancel_task(${id}) as s`;
-        return c.json({ id, status: row!.s }, 200);
+        return c.json({ id, status: await cancelTask(sql, id) }, 200);
       },
     )
     .openapi(

@@ -6,10 +6,8 @@ import { createRoute } from '@hono/zod-openapi';
 import { json, newRouter } from './openapi.ts';
 import { AppError } from '../errors.ts';
 import { ErrorBody } from '../../core/contracts/common.ts';
-import {
-  BudgetInput, BudgetStateSchema, QuotaStateSchema, TaskUsageSchema, UsageReportSchema, type BudgetState, type QuotaState, type TaskUsage,
-  type UsageReport,
-} from '../../core/contracts/usage.ts';
+import { BudgetInput, BudgetStateSchema, QuotaStateSchema, TaskUsageSchema, UsageReportSchema, type QuotaState } from '../../core/contracts/usage.ts';
+import { budgetState, setBudget, taskUsage, usageReport } from '../queries/usage.ts';
 import { IdParam, UsageQuery } from '../schemas.ts';
 
 export function usageRoutes() {
@@ -35,9 +33,8 @@ export function usageRoutes() {
         if (q.since && q.until && Date.parse(q.since) > Date.parse(q.until)) {
           throw new AppError(400, 'invalid_input', 'since is after until');
         }
-        const [row] = await sql<{ r: UsageReport }[]>`
-          select dispatch.usage(${q.project_id ?? null}, ${q.since ?? null}, ${q.until ?? null}, ${q.group}) as r`;
-        return c.json(row!.r, 200);
+        const report = await usageReport(sql, { project_id: q.project_id ?? null, since: q.since ?? null, until: q.until ?? null, group: q.group });
+        return c.json(report, 200);
       },
     )
     .openapi(
@@ -52,9 +49,7 @@ export function usageRoutes() {
         },
       }),
       async (c) => {
-        const { sql } = c.var.deps;
-        const [row] = await sql<{ r: TaskUsage }[]>`select dispatch.task_usage(${c.req.valid('param').id}) as r`;
-        return c.json(row!.r, 200);
+        return c.json(await taskUsage(c.var.deps.sql, c.req.valid('param').id), 200);
       },
     )
     .openapi(
@@ -80,8 +75,7 @@ export function usageRoutes() {
         const id = c.req.valid('param').id;
         const [p] = await sql`select 1 as one from dispatch.projects where id = ${id}`;
         if (!p) throw new AppError(404, 'not_found', `no project ${id}`);
-        const [row] = await sql<{ b: BudgetState }[]>`select dispatch.budget_state(${id}) as b`;
-        return c.json(row!.b, 200);
+        return c.json(await budgetState(sql, id), 200);
       },
     )
     .openapi(
@@ -96,11 +90,9 @@ export function usageRoutes() {
         },
       }),
       async (c) => {
-        const { sql } = c.var.deps;
         const b = c.req.valid('json');
-        const [row] = await sql<{ b: BudgetState }[]>`
-          select dispatch.set_budget(${c.req.valid('param').id}, ${b.per_task_usd ?? null}, ${b.per_day_usd ?? null}) as b`;
-        return c.json(row!.b, 200);
+        const state = await setBudget(c.var.deps.sql, c.req.valid('param').id, { per_task_usd: b.per_task_usd ?? null, per_day_usd: b.per_day_usd ?? null });
+        return c.json(state, 200);
       },
     );
 }

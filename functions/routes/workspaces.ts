@@ -10,7 +10,7 @@ import { WORKSPACE_STATES } from '../../core/contracts/vocabulary.ts';
 import { ContinueTask, DecisionSchema, WorkspaceListSchema, WorkspaceSchema, type Decision } from '../../core/contracts/workspace.ts';
 import type { Sql } from '../../core/db/client.ts';
 import { exists, getTask } from '../queries/tasks.ts';
-import { listWorkspaces, taskWorkspace } from '../queries/workspaces.ts';
+import { continueTask, decideChange, listWorkspaces, resolveTask, taskWorkspace } from '../queries/workspaces.ts';
 import { IdParam } from '../schemas.ts';
 
 const errors = { 400: json(ErrorBody, 'bad input'), 404: json(ErrorBody, 'unknown id'), 409: json(ErrorBody, 'cannot be decided now, or conflicts') };
@@ -24,11 +24,10 @@ const REFUSALS: Record<string, string> = {
   empty: 'empty_change',
 };
 
-async function decide(sql: Sql, fn: 'merge_task' | 'discard_task', id: string): Promise<Decision> {
+async function decide(sql: Sql, action: 'merge' | 'discard', id: string): Promise<Decision> {
   if (!(await exists(sql, 'tasks', id))) throw new AppError(404, 'not_found', `no task ${id}`);
-  const [row] = await sql<{ r: Record<string, unknown> }[]>`select ${sql.unsafe(`dispatch.${fn}`)}(${id}) as r`;
-  const r = row!.r;
-  if (r.outcome === 'queued') return { task_id: id, action: r.action as Decision['action'], job: r.job as Decision['job'] };
+  const r = await decideChange(sql, action, id);
+  if (r.outcome === 'queued') return { task_id: id, action: r.action!, job: r.job! };
   const code = REFUSALS[String(r.outcome)] ?? 'conflict';
   const details = r.outcome === 'conflict' ? { files: r.files, branch: r.branch, base: r.base, resolve: `/api/tasks/${id}/resolve` } : { state: r.state };
   throw new AppError(409, code, String(r.message), details);
@@ -75,7 +74,7 @@ export function workspaceRoutes() {
         request: { params: IdParam },
         responses: { 202: json(DecisionSchema, 'the merge job is queued'), ...errors },
       }),
-      async (c) => c.json(await decide(c.var.deps.sql, 'merge_task', c.req.valid('param').id), 202),
+      async (c) => c.json(await decide(c.var.deps.sql, 'merge', c.req.valid('param').id), 202),
     )
     .openapi(
       createRoute({
@@ -84,7 +83,7 @@ export function workspaceRoutes() {
         request: { params: IdParam },
         responses: { 202: json(DecisionSchema, 'the discard job is queued'), ...errors },
       }),
-      async (c) => c.json(await decide(c.var.deps.sql, 'discard_task', c.req.valid('param').id), 202),
+      async (c) => c.json(await decide(c.var.deps.sql, 'discard', c.req.valid('param').id), 202),
     )
     .openapi(
       createRoute({
@@ -98,8 +97,7 @@ export function workspaceRoutes() {
         const { id } = c.req.valid('param');
         const b = c.req.valid('json');
         await decidable(sql, id);
-        const [row] = await sql<{ id: string }[]>`select dispatch.continue_task(${id}, ${b.brief}, ${b.approach ?? null}) as id`;
-        return c.json((await getTask(sql, row!.id))!, 201);
+        return c.json((await getTask(sql, await continueTask(sql, id, b.brief, b.approach)))!, 201);
       },
     )
     .openapi(
@@ -114,8 +112,7 @@ export function workspaceRoutes() {
         const { id } = c.req.valid('param');
         const w = await decidable(sql, id);
         if (!w.conflicts.length) throw new AppError(409, 'no_conflict', `task ${id}'s change has no known conflict with ${w.base}`);
-        const [row] = await sql<{ id: string }[]>`select dispatch.resolve_task(${id}) as id`;
-        return c.json((await getTask(sql, row!.id))!, 201);
+        return c.json((await getTask(sql, await resolveTask(sql, id)))!, 201);
       },
     );
 }
