@@ -110,3 +110,27 @@ describe('Claude Code\'s format', () => {
     expect(knowing.length).toBeLessThanOrEqual(4);
   });
 });
+
+describe("sql/ outside its migrations, and Claude Code's lines", () => {
+  // What the SQL would read of a stdout line: its event types (seeded as event_types rows only), its
+  // payload paths and block types, its fields. The substrate adapter writes the neutral facts
+  // (summary, usage, quota) that the functions read instead. Migrations keep their history.
+  const LINE_SHAPES: [string, RegExp][] = [
+    ["a 'claude.…' event type", /'claude\.[\w.]*'/],
+    ['the path message,content', /message\s*,\s*content|'message'\s*->>?\s*'content'/],
+    ['a content block type', /'(tool_use|tool_result|text_delta|thinking)'/],
+    ['a field of its lines', /api_retry|rate_limit_info|rate_limit_event|stream_event|content_block|parent_tool_use_id|total_cost_usd|modelUsage|cache_(read|creation)_input_tokens|'subtype'|'is_error'/],
+  ];
+  const files = fs.readdirSync(path.join(root, 'sql'), { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.sql') && !f.startsWith(`migrations${path.sep}`))
+    .map((f) => path.join('sql', f));
+
+  it('knows none of them (event types only in seeded event_types rows)', () => {
+    expect(files.length).toBeGreaterThan(0);
+    const knowing = files.flatMap((f) => {
+      const text = fs.readFileSync(path.join(root, f), 'utf8').replace(/insert\s+into\s+dispatch\.event_types\b[\s\S]*?;/gi, '');
+      return LINE_SHAPES.filter(([, re]) => re.test(text)).map(([what]) => `${f}: ${what}`);
+    });
+    expect(knowing).toEqual([]);
+  });
+});
