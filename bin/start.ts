@@ -1,5 +1,6 @@
 // Starts petal-dispatch in this process: Postgres (given or embedded), migrations, the job runner
-// and/or the HTTP server. Used by `npm start`/`serve`/`work` and by `npm run demo`.
+// and/or the HTTP server. Used by `npm start`/`serve`/`work` and by `npm run demo`. A stop asked for
+// while it starts (`signal`) waits for the step under way, then stops what has started, in reverse.
 import { serve } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
 import { ensureVapid } from '../core/push.ts';
@@ -12,6 +13,7 @@ import { openDatabase } from '../core/db/open.ts';
 import type { Logger } from '../core/log.ts';
 import { JournalHub } from '../functions/stream/hub.ts';
 import { instanceName, journalStart, journalStop, type Started } from '../core/server-lifecycle.ts';
+import { requestedStop } from '../core/stop-signals.ts';
 
 export type Mode = 'all' | 'serve' | 'work';
 
@@ -22,8 +24,10 @@ export interface Dispatch {
   stop(reason?: string): Promise<void>;
 }
 
-export async function startDispatch(config: Config, log: Logger, mode: Mode, childEnv?: NodeJS.ProcessEnv): Promise<Dispatch> {
-  const db = await openDatabase(config, (l) => log.info(l));
+/** Throws signal.reason (a StopRequested) when `signal` is aborted, having stopped what it started. */
+export async function startDispatch(config: Config, log: Logger, mode: Mode, childEnv?: NodeJS.ProcessEnv, signal?: AbortSignal): Promise<Dispatch> {
+  signal?.throwIfAborted();
+  const db = await openDatabase(config, (l) => log.info(l), signal);
   const sql = createSql(db.url, { max: 10, application: `petal-dispatch ${mode}` });
   let server: ReturnType<typeof serve> | undefined;
   let runner: StartedRunner | undefined;
@@ -56,19 +60,26 @@ export async function startDispatch(config: Config, log: Logger, mode: Mode, chi
       if (db.embedded) log.info('embedded Postgres stopped');
     })());
 
+  const stopAsked = () => signal?.throwIfAborted();
   try {
+    stopAsked();
     await migrateAll(sql, db.url, (l) => log.info(l));
+    stopAsked();
     await ensureVapid(sql); // Web Push keys, made once and kept in the database
     started = await journalStart(sql, instanceName(config, mode), mode);
     if (started.previous?.stop === 'unclean') {
       log.warn(`the previous run (pid ${started.previous.pid ?? '?'}, started ${started.previous.started_at}) did not stop cleanly: counted as an unclean stop`);
     }
     if (mode === 'work') {
+      stopAsked();
       runner = await startRunner({ url: db.url, sql, config, log, childEnv });
+      stopAsked();
       return { sql, url: null, stop };
     }
+    stopAsked();
     hub = new JournalHub(sql, log);
     await hub.start();
+    stopAsked();
     const freshSql = () => createSql(db.url, { max: 1, idleTimeout: 2, application: 'petal-dispatch serve (retry)' });
     const app = buildApp({ sql, config, log, hub, freshSql });
     const s = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST });
@@ -81,11 +92,13 @@ export async function startDispatch(config: Config, log: Logger, mode: Mode, chi
     const url = `http://${config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST}:${port}`;
     // The runner starts once the port is known: its workers' gate hook and the orchestrator's MCP
     // client call this server back, also when PORT=0 let the system pick the port.
+    stopAsked();
     if (mode === 'all') runner = await startRunner({ url: db.url, sql, config: { ...config, PORT: port }, log, childEnv });
+    stopAsked();
     log.info(`listening on ${url}`);
     return { sql, url, stop };
   } catch (err) {
-    await stop();
+    await stop(requestedStop(err) ?? 'start-up failed');
     throw err;
   }
 }

@@ -9,10 +9,29 @@ export interface Logger {
   error(msg: string): void;
 }
 
+let guarded = false;
+
+/**
+ * Output whose reader is gone is dropped, not fatal: `npm start 2>&1 | tee log` and a Ctrl-C end tee
+ * with us, and an unhandled EPIPE (or EIO from a closed terminal) would crash the stop half-way,
+ * leaving the embedded Postgres running. Called by createLogger; idempotent.
+ */
+export function survivePipeLoss(): void {
+  if (guarded) return;
+  guarded = true;
+  for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {});
+}
+
 export function createLogger(level: Level = 'info', scope = 'dispatch'): Logger {
+  survivePipeLoss();
   const min = LEVELS[level];
   const write = (l: Level, msg: string) => {
-    if (LEVELS[l] >= min) process.stderr.write(`${new Date().toISOString()} ${l.padEnd(5)} [${scope}] ${msg}\n`);
+    if (LEVELS[l] < min || process.stderr.destroyed) return;
+    try {
+      process.stderr.write(`${new Date().toISOString()} ${l.padEnd(5)} [${scope}] ${msg}\n`);
+    } catch {
+      /* the reader is gone: see survivePipeLoss */
+    }
   };
   return {
     debug: (m) => write('debug', m),

@@ -12,10 +12,11 @@ export interface Database {
 
 const DB_NAME = 'dispatch';
 
-export async function openDatabase(config: Config, log: (l: string) => void): Promise<Database> {
+/** `signal` aborted while the embedded Postgres starts: it is stopped again and signal.reason thrown. */
+export async function openDatabase(config: Config, log: (l: string) => void, signal?: AbortSignal): Promise<Database> {
   if (config.DATABASE_URL) return { url: config.DATABASE_URL, close: async () => {} };
 
-  const embedded = await startEmbeddedPostgres({ dataDir: config.dataDir, log });
+  const embedded = await startEmbeddedPostgres({ dataDir: config.dataDir, log, signal });
   try {
     const admin = createSql(embedded.url, { max: 1 });
     try {
@@ -24,8 +25,10 @@ export async function openDatabase(config: Config, log: (l: string) => void): Pr
     } finally {
       await admin.end();
     }
+    signal?.throwIfAborted();
   } catch (err) {
     await embedded.stop();
+    if (signal?.aborted) log('embedded Postgres stopped');
     throw err;
   }
   const url = embedded.url.replace(/\/postgres$/, `/${DB_NAME}`);
