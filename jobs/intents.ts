@@ -1,9 +1,9 @@
 // What each role's process is for, as intents (jobs/substrate/port.ts): a project's config and the
 // runner's configuration become prompts, tools, limits and pass-through arguments — never flags.
-import path from 'node:path';
 import type { ProjectConfig } from '../core/contracts/project-config.ts';
 import type { Config } from '../core/config.ts';
 import type { Intent } from './substrate/port.ts';
+import { defaultWorkdir } from '../core/workdir.ts';
 
 /** The dispatch MCP server's tools an orchestrator may call. */
 export const ORCHESTRATOR_TOOLS = ['get_project_state', 'get_handoffs', 'check_ruled_out', 'spawn_worker'];
@@ -13,7 +13,7 @@ export const ORCHESTRATOR_TRELLIS_TOOLS = ['trellis_live_thread', 'trellis_threa
 
 /** The project's working directory: its config's cwd, else DISPATCH_DATA_DIR/work/<project id>. */
 export function projectCwd(dataDir: string, projectId: string, pc: ProjectConfig): string {
-  return pc.cwd ?? path.join(dataDir, 'work', projectId);
+  return pc.cwd ?? defaultWorkdir(dataDir, projectId);
 }
 
 /** The worker's prompt: the brief verbatim, then the approach it was given. */

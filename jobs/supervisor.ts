@@ -11,6 +11,7 @@ import { rateLimited, sessionAdopted, sessionExited, sessionResumed, sessionStal
 import { cancelRequested } from './session/cancels.ts';
 import { LinePipeline } from './session/line-pipeline.ts';
 import { Watchdog } from './session/watchdog.ts';
+import { workdirFault } from '../core/workdir.ts';
 import { emptyFacts, type Derived, type ExitFacts, type Intent, type StreamFacts, type Substrate } from './substrate/port.ts';
 
 export interface RunnerContext {
@@ -124,7 +125,10 @@ export async function runSession(ctx: RunnerContext, spec: SessionSpec, intent: 
   const cmd = ctx.substrate.command(intent);
   const spoolDir = path.join(ctx.dataDir, 'spool');
   fs.mkdirSync(spoolDir, { recursive: true });
-  fs.mkdirSync(cmd.cwd, { recursive: true });
+  // A project's own folder is never made here (a typo would become an empty folder to work in); a
+  // config from psql is first checked now. Only the default DISPATCH_DATA_DIR/work/<id> is created.
+  const badCwd = workdirFault(cmd.cwd, ctx.dataDir, spec.projectId);
+  if (badCwd) return notStarted(ctx, spec, badCwd);
   const spool = path.join(spoolDir, `${spec.sessionId}.stdout`);
   const errSpool = path.join(spoolDir, `${spec.sessionId}.stderr`);
   const out = fs.openSync(spool, 'a');
@@ -153,6 +157,15 @@ export async function runSession(ctx: RunnerContext, spec: SessionSpec, intent: 
   ctx.log.info(`session ${spec.sessionId} (${spec.role}) started: pid ${pid}`);
   const proc: Proc = { ended, pid, kill: (s) => killGroup(pid, s), release: () => {} };
   return follow({ ctx, spec, proc, spool, errSpool, skipLines: 0, abort, started, stalled: false });
+}
+
+/** Ends a session whose process could not be started at all: failed, with the reason. */
+async function notStarted(ctx: RunnerContext, spec: SessionSpec, reason: string): Promise<Outcome> {
+  const derived: Derived = { status: 'failed', reason };
+  const exit: ExitFacts = { code: null, signal: null, exitKnown: false, endedAfterResult: false };
+  await sessionExited(ctx.sql, spec.sessionId, { derived, exit, facts: emptyFacts(), durationMs: 0, stderrTail: '' });
+  ctx.log.warn(`session ${spec.sessionId} (${spec.role}) not started: ${reason}`);
+  return { ...derived, facts: emptyFacts(), exit, detached: false, durationMs: 0 };
 }
 
 /** Takes over a session whose runner went away: follows its spool and waits for its process. */

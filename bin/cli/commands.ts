@@ -7,6 +7,8 @@ import { createProject, listProjects } from '../../functions/queries/projects.ts
 import { cancelTask, listTasks, submitTask } from '../../functions/queries/tasks.ts';
 import { budgetState, setBudget, taskUsage, usageReport } from '../../functions/queries/usage.ts';
 import { continueTask, decideChange, resolveTask, taskWorkspace } from '../../functions/queries/workspaces.ts';
+import path from 'node:path';
+import { WorkdirError, workdirProblem } from '../../core/workdir.ts';
 import { option, printUsage } from './format.ts';
 import { openPsql } from './psql.ts';
 
@@ -31,6 +33,15 @@ export interface Command {
   minArgs?: number;
   /** Runs it; the exit code (default 0). */
   run(c: CliContext, args: string[]): Promise<number | void>;
+}
+
+/** --cwd as an absolute path, refused (naming config.cwd) unless it is a directory we can write in. */
+function checkedCwd(dir: string | undefined): string | undefined {
+  if (dir === undefined) return undefined;
+  const abs = path.resolve(dir);
+  const problem = workdirProblem(abs);
+  if (problem) throw new Error(`config.cwd: ${new WorkdirError(abs, problem).message}`);
+  return abs;
 }
 
 /** The project named (by name or id), else the only one, else `default` (made when there is none). */
@@ -90,8 +101,22 @@ async function tail(c: CliContext, args: string[]): Promise<never> {
 
 export const COMMANDS: Command[] = [
   {
-    words: ['project', 'add'], args: 'NAME', summary: 'create a project', minArgs: 1,
-    run: async (c, args) => c.print(await createProject(c.sql(), args.join(' '))),
+    words: ['project', 'add'], args: 'NAME [--cwd DIR]', summary: 'create a project (DIR: its working directory, which must exist)', minArgs: 1,
+    run: async (c, args) => {
+      const cwd = checkedCwd(option(args, '--cwd'));
+      c.print(await createProject(c.sql(), args.join(' '), cwd ? { cwd } : {}));
+    },
+  },
+  {
+    words: ['project', 'set'], args: 'PROJECT --cwd DIR', summary: "change a project's working directory", minArgs: 1,
+    run: async (c, args) => {
+      const cwd = checkedCwd(option(args, '--cwd'));
+      if (!cwd) throw new Error('project set needs --cwd DIR');
+      const sql = c.sql();
+      const id = await projectId(sql, args.join(' '));
+      await sql`select dispatch.update_project(${id}, null, (select config from dispatch.projects where id = ${id}) || ${JSON.stringify({ cwd })}::text::jsonb)`;
+      c.print(`${id}  cwd ${cwd}`);
+    },
   },
   {
     words: ['project', 'list'], summary: 'list projects',

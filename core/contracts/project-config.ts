@@ -6,7 +6,10 @@ import { z } from '@hono/zod-openapi';
 import { PROJECT_MODES } from './vocabulary.ts';
 
 const fields = {
-  /** Working directory of the project's processes (default DISPATCH_DATA_DIR/work/<project id>). */
+  /**
+   * Working directory of the project's processes (default DISPATCH_DATA_DIR/work/<project id>): an
+   * existing, writable directory, never created for it (core/workdir.ts checks it).
+   */
   cwd: z.string().min(1).optional(),
   /** Tools a worker may use without asking. */
   allowed_tools: z.array(z.string().min(1)).max(100).optional(),

@@ -9,9 +9,17 @@ import { exists } from '../queries/tasks.ts';
 import { IdParam } from '../schemas.ts';
 import { inspectRepo, RepoError } from '../../core/git/repo.ts';
 import type { ProjectConfig } from '../../core/contracts/project-config.ts';
+import { WorkdirError, workdirProblem } from '../../core/workdir.ts';
 
-/** A config naming a repo: checked now (4xx when unusable), stored with its top level and base. */
+/**
+ * A config naming a working directory or a repo: checked now (4xx when unusable, nothing created),
+ * a repo stored with its top level and base.
+ */
 async function checkedConfig(config: ProjectConfig | undefined, gitBin: string | undefined): Promise<ProjectConfig> {
+  if (config?.cwd !== undefined) {
+    const problem = workdirProblem(config.cwd);
+    if (problem) throw new AppError(400, 'invalid_cwd', `config.cwd: ${new WorkdirError(config.cwd, problem).message}`, { field: 'config.cwd', problem });
+  }
   if (!config?.repo) {
     if (config?.base) throw new AppError(400, 'invalid_input', 'config.base needs config.repo');
     return config ?? {};
