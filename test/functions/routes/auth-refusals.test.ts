@@ -73,9 +73,6 @@ describe('MCP tokens', () => {
                     where token_sha256 = ${hash}`;
     const expired = await t.call('POST', '/mcp', MCP_LIST, { authorization: `Bearer ${token}`, ...MCP_ACCEPT });
     expect(expired.status).toBe(401);
-
-    // A token of the right shape that was never issued.
-    const forged = `pdm_${'0'.repeat(48)}`;
-    expect((await t.call('POST', '/mcp', MCP_LIST, { authorization: `Bearer ${forged}`, ...MCP_ACCEPT })).status).toBe(401);
+    // (A token that was never issued: test/functions/mcp.test.ts "refuses an unknown token".)
   });
 });
