@@ -3,6 +3,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+// isAlive counts a zombie as dead: a stopped postmaster may wait for its killed parent's reaper.
+import { isAlive } from '../../core/process.ts';
 import { createTestDb, waitFor } from '../helpers/db.ts';
 import { cleanEnv, startEntry, startServer, type Started } from '../helpers/process.ts';
 import { connectSse } from '../helpers/sse.ts';
@@ -36,14 +38,6 @@ function postmasterPid(dataDir: string): number | null {
   }
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describe('npm start with the embedded Postgres', () => {
   it('serves /healthz, restarts after kill -9 with its data, and on SIGTERM stops in order: streams and server, runner, journal, Postgres last', async () => {
@@ -65,11 +59,11 @@ describe('npm start with the embedded Postgres', () => {
     expect(created.status).toBe(201);
     const { id: projectId } = (await created.json()) as { id: string };
     const orphan = postmasterPid(dataDir)!;
-    expect(alive(orphan)).toBe(true);
+    expect(isAlive(orphan)).toBe(true);
 
     first.child.kill('SIGKILL');
     await first.exited;
-    expect(alive(orphan)).toBe(true); // the killed run left its Postgres behind
+    expect(isAlive(orphan)).toBe(true); // the killed run left its Postgres behind
 
     const second = await startServer(env, []);
     running.push(second);
@@ -77,7 +71,7 @@ describe('npm start with the embedded Postgres', () => {
     expect(second.output()).not.toContain('initialising Postgres cluster'); // the cluster was reused…
     const projects = (await (await fetch(`${second.url}/api/projects`)).json()) as { projects: { id: string; name: string }[] };
     expect(projects.projects).toContainEqual(expect.objectContaining({ id: projectId, name: 'survives a kill -9' })); // …with its data
-    expect(alive(orphan)).toBe(false);
+    expect(isAlive(orphan)).toBe(false);
     const pgPid = postmasterPid(dataDir)!;
 
     // The data folder is locked: a second process on it refuses to start, naming the owner.
@@ -101,7 +95,7 @@ describe('npm start with the embedded Postgres', () => {
     const at = steps.map((step) => (typeof step === 'string' ? log.indexOf(step) : log.search(step)));
     expect(at.every((i) => i >= 0), `every stop step logged:\n${log}`).toBe(true);
     expect(at).toEqual([...at].sort((a, b) => a - b));
-    expect(alive(pgPid)).toBe(false);
+    expect(isAlive(pgPid)).toBe(false);
     expect(postmasterPid(dataDir)).toBeNull();
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
