@@ -48,9 +48,18 @@ describe('the Activity feed', () => {
     expect(Math.max(...rendered)).toBe(top);
     await shot(page, 'desktop-activity-100k');
     // Scrolled to the top, the next older page comes in above.
+    // One wheel at a time until the feed asks for the older page: wheels sent in a burst could land
+    // before the list has laid out (nothing loads), and a wheel after the page came in could ask
+    // for the next one too.
     await page.locator('pd-activity lit-virtualizer').hover();
-    for (let i = 0; i < 4; i++) await page.mouse.wheel(0, -20_000);
-    await page.locator('[data-testid=activity-count]', { hasText: '600 events' }).waitFor({ timeout: 30_000 });
+    const count = page.getByTestId('activity-count');
+    for (let i = 0; i < 20 && pages.length < 2; i++) {
+      const asked = page.waitForRequest((r) => r.url().includes('/api/events'), { timeout: 1_500 }).catch(() => null);
+      await page.mouse.wheel(0, -20_000);
+      await asked;
+    }
+    expect(pages).toHaveLength(2);
+    await count.filter({ hasText: '600 events' }).waitFor({ timeout: 30_000 });
     expect(errors).toEqual([]);
     await ctx.close();
   });
