@@ -6,7 +6,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { ErrorBody, Uuid } from '../../core/contracts/common.ts';
 import { GateDecision, GateSchema } from '../../core/contracts/gate.ts';
 import { AppError } from '../errors.ts';
-import { decideGate, listGates } from '../queries/gates.ts';
+import { decideGate, dryRunGate, listGates, readForGate } from '../queries/gates.ts';
 import { IdParam } from '../schemas.ts';
 import { json, newRouter } from './openapi.ts';
 
@@ -18,8 +18,38 @@ export const GatesQuery = z.object({
   limit: z.coerce.number().int().min(1).max(500).default(100),
 });
 
+/** A call to try against the rules: what the hook would send, for one project. */
+export const GateDryRun = z.object({
+  project_id: Uuid,
+  tool: z.string().min(1).max(200),
+  input: z.record(z.string(), z.unknown()),
+  cwd: z.string().min(1).max(4096).optional(),
+}).superRefine((b, ctx) => {
+  // The fields the reading needs, named when missing (the hook's calls always carry them).
+  const need = b.tool === 'Bash' ? 'command' : ['Read', 'Write', 'Edit', 'MultiEdit'].includes(b.tool) ? 'file_path'
+    : b.tool === 'NotebookEdit' ? 'notebook_path' : null;
+  if (need && typeof b.input[need] !== 'string') ctx.addIssue({ code: 'custom', path: ['input', need], message: `a ${b.tool} call needs input.${need} as a string` });
+});
+
+export const GateVerdict = z.object({
+  decision: z.enum(['pass', 'allow', 'ask', 'deny']),
+  category: z.string().optional(),
+  rule: z.string().optional(),
+  reason: z.string().optional(),
+  fact: z.string().optional(),
+});
+
 export function gateRoutes() {
   return newRouter()
+    .openapi(
+      createRoute({
+        method: 'post',
+        path: '/gates/dry-run',
+        request: { body: { content: { 'application/json': { schema: GateDryRun } }, required: true } },
+        responses: { 200: json(GateVerdict, 'what the gate would answer; nothing is opened or journalled'), ...errors },
+      }),
+      async (c) => c.json(await dryRunGate(c.var.deps.sql, c.req.valid('json')), 200),
+    )
     .openapi(
       createRoute({
         method: 'get',
@@ -80,12 +110,18 @@ export function gateHookRoutes() {
       if (!token) throw new AppError(401, 'unauthorized', 'send Authorization: Bearer <gate token>');
       const hash = createHash('sha256').update(token).digest('hex');
       const b = c.req.valid('json');
-      // One round trip: the token's session and the decision.
-      const [row] = await sql<{ a: { decision: 'pass' | 'allow' | 'deny' | 'ask'; reason?: string } | null }[]>`
-        select dispatch.gate_check(t.session_id, ${b.tool}, ${JSON.stringify(b.input)}::text::jsonb, ${b.tool_use_id ?? null}, t.cwd) as a
+      // The token's session, where it works and on which branch; then the reading and the decision.
+      const [tok] = await sql<{ session_id: string; cwd: string; branch: string | null }[]>`
+        select t.session_id, t.cwd,
+               (select w.branch from dispatch.sessions s join dispatch.workspaces w on w.task_id = s.task_id
+                 where s.id = t.session_id order by w.attempt desc limit 1) as branch
           from dispatch.gate_tokens t where t.token_sha256 = ${hash} and t.expires_at > now()`;
-      if (!row?.a) throw new AppError(401, 'unauthorized', 'unknown or expired gate token');
-      return c.json(row.a, 200);
+      if (!tok) throw new AppError(401, 'unauthorized', 'unknown or expired gate token');
+      const reading = await readForGate(b.tool, b.input, { cwd: tok.cwd, branch: tok.branch });
+      const [row] = await sql<{ a: { decision: 'pass' | 'allow' | 'deny' | 'ask'; reason?: string } }[]>`
+        select dispatch.gate_check(${tok.session_id}, ${b.tool}, ${JSON.stringify(b.input)}::text::jsonb, ${b.tool_use_id ?? null},
+                                   ${tok.cwd}, ${JSON.stringify(reading)}::text::jsonb) as a`;
+      return c.json(row!.a, 200);
     },
   );
 }

@@ -8,6 +8,9 @@ begin
   if new.pattern is not null then
     perform '' ~* new.pattern;
   end if;
+  if new.fact is not null then
+    perform '' ~* new.fact;
+  end if;
   return new;
 end $$;
 

@@ -1,100 +1,6 @@
 -- Hard gates, re-applied on every migrate: the decision for a tool call (the hook's question), opening
 -- and deciding gates, parking a task whose worker was deferred. psql and the code share these.
 
--- What a rule's pattern reads: the command, the path or the URL of a call, else its whole input.
-create or replace function dispatch.gate_subject(tool text, input jsonb) returns text
-  language sql immutable as $$
-  select coalesce(input->>'command', input->>'file_path', input->>'notebook_path', input->>'path',
-                  input->>'url', input->>'brief', input::text)
-$$;
-
--- A path made absolute against base, '.' and '..' folded lexically (symlinks are not followed).
-create or replace function dispatch.normalize_path(base text, p text) returns text
-  language plpgsql immutable as $$
-declare
-  seg text;
-  parts text[] := '{}';
-begin
-  if p is null then
-    return null;
-  end if;
-  if left(p, 1) = '~' then
-    return p; -- a home path is never under a working directory given as an absolute path
-  end if;
-  if left(p, 1) <> '/' then
-    p := coalesce(base, '') || '/' || p;
-  end if;
-  foreach seg in array string_to_array(p, '/') loop
-    if seg = '' or seg = '.' then
-      continue;
-    elsif seg = '..' then
-      parts := parts[1:greatest(cardinality(parts) - 1, 0)];
-    else
-      parts := parts || seg;
-    end if;
-  end loop;
-  return '/' || array_to_string(parts, '/');
-end $$;
-
--- Whether p (absolute, or relative to cwd) lies outside cwd.
-create or replace function dispatch.path_outside(cwd text, p text) returns boolean
-  language plpgsql immutable as $$
-declare
-  c text := dispatch.normalize_path('/', cwd);
-  n text := dispatch.normalize_path(cwd, p);
-begin
-  if p is null then
-    return false;
-  end if;
-  if c is null then
-    return true;
-  end if;
-  return c <> '/' and n <> c and left(n, length(c) + 1) <> c || '/';
-end $$;
-
--- The rules that apply to a project, in the order they are tried: the project's own (its config's
--- `gates` list, then rows of gate_rules for it), then the rules for every project, by priority.
-create or replace function dispatch.gate_candidates(project_id uuid)
-  returns table (id text, category text, tool text, pattern text, outside_cwd boolean, decision text,
-                 reason text, timeout_minutes integer)
-  language sql stable as $$
-  select c.id, c.category, c.tool, c.pattern, c.outside_cwd, c.decision, c.reason, c.timeout_minutes from (
-    select coalesce(e.r->>'id', 'project.' || e.n) as id, coalesce(e.r->>'category', 'unverified') as category,
-           coalesce(e.r->>'tool', '.*') as tool, e.r->>'pattern' as pattern,
-           coalesce((e.r->>'outside_cwd')::boolean, false) as outside_cwd, e.r->>'decision' as decision,
-           coalesce(e.r->>'reason', 'a rule of this project') as reason, (e.r->>'timeout_minutes')::integer as timeout_minutes,
-           0 as tier, e.n::integer as priority
-      from dispatch.projects p
-      cross join lateral jsonb_array_elements(
-        case when jsonb_typeof(p.config->'gates') = 'array' then p.config->'gates' else '[]'::jsonb end)
-        with ordinality as e(r, n)
-     where p.id = gate_candidates.project_id and e.r->>'decision' in ('allow', 'ask', 'deny')
-    union all
-    select r.id, r.category, r.tool, r.pattern, r.outside_cwd, r.decision, r.reason, r.timeout_minutes,
-           case when r.project_id is null then 2 else 1 end, r.priority
-      from dispatch.gate_rules r
-     where r.enabled and (r.project_id is null or r.project_id = gate_candidates.project_id)
-  ) c
-  order by c.tier, c.priority, c.id
-$$;
-
--- The first rule matching a call, or no row.
-create or replace function dispatch.gate_match(project_id uuid, tool text, input jsonb, cwd text)
-  returns table (id text, category text, decision text, reason text, timeout_minutes integer)
-  language plpgsql stable as $$
-declare
-  r record;
-  subj text := dispatch.gate_subject(gate_match.tool, gate_match.input);
-begin
-  for r in select * from dispatch.gate_candidates(gate_match.project_id) loop
-    continue when gate_match.tool !~ ('^(?:' || r.tool || ')$');
-    continue when r.pattern is not null and (subj is null or subj !~* r.pattern);
-    continue when r.outside_cwd and not dispatch.path_outside(gate_match.cwd, subj);
-    return query select r.id, r.category, r.decision, r.reason, r.timeout_minutes;
-    return;
-  end loop;
-end $$;
-
 -- The API's view of a gate (GET /api/gates, the decision route, push and the CLI).
 create or replace function dispatch.gate_json(g dispatch.gates) returns jsonb
   language sql stable as $$
@@ -142,8 +48,9 @@ end $$;
 -- allow (a person approved this very call), deny, ask (a gate is open: defer the call).
 -- A decided gate for the same call (the resumed run asks again with the same tool_use_id) answers
 -- first. Journals gate.checked for every rule that matched and every recorded decision it returns.
+drop function if exists dispatch.gate_check(uuid, text, jsonb, text, text);
 create or replace function dispatch.gate_check(session_id uuid, tool text, input jsonb, tool_use_id text default null,
-                                               cwd text default null)
+                                               cwd text default null, reading jsonb default null)
   returns jsonb language plpgsql volatile as $$
 declare
   s dispatch.sessions;
@@ -174,18 +81,19 @@ begin
     end if;
   end if;
 
-  select * into m from dispatch.gate_match(s.project_id, gate_check.tool, gate_check.input, gate_check.cwd);
+  select * into m from dispatch.gate_match(s.project_id, gate_check.tool, gate_check.input, gate_check.cwd, gate_check.reading);
   if not found then
     return jsonb_build_object('decision', 'pass');
   end if;
   if m.decision = 'ask' then
     g := dispatch.open_gate(s.project_id, s.task_id, s.id, 'tool', m.category, m.id, gate_check.tool, gate_check.input,
-                            gate_check.tool_use_id, m.reason, m.timeout_minutes);
+                            gate_check.tool_use_id, m.reason || coalesce(format(' (%s)', left(m.fact, 300)), ''), m.timeout_minutes);
     answer := jsonb_build_object('decision', 'ask', 'reason', m.reason, 'gate_id', g.id, 'category', m.category, 'rule', m.id);
   else
     answer := jsonb_build_object('decision', case m.decision when 'allow' then 'pass' else 'deny' end,
                                  'reason', m.reason, 'category', m.category, 'rule', m.id);
   end if;
+  answer := answer || jsonb_strip_nulls(jsonb_build_object('fact', m.fact));
   insert into dispatch.events (project_id, task_id, session_id, event_type, payload)
     values (s.project_id, s.task_id, s.id, 'gate.checked',
             answer || jsonb_build_object('tool', gate_check.tool,

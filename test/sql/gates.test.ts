@@ -1,6 +1,7 @@
 // Gate rules as data and the decision functions, straight against Postgres: what each default rule
 // decides, project overrides, one decision per gate, a parked task resuming.
 import { beforeAll, describe, expect, it } from 'vitest';
+import { readCall } from '../../core/gates/reading.ts';
 import { createTestDb, type TestDb } from '../helpers/db.ts';
 
 let db: TestDb;
@@ -9,9 +10,12 @@ let session: string;
 let task: string;
 const CWD = '/work/projects/demo';
 
+// As the hook route asks: with the call's reading (core/gates), which the fact rules match.
 async function check(tool: string, input: Record<string, unknown>, tool_use_id: string | null = null, s = session) {
+  const reading = await readCall(tool, input, { cwd: CWD });
   const [r] = await db.sql<{ a: { decision: string; reason?: string; gate_id?: string; category?: string; rule?: string } }[]>`
-    select dispatch.gate_check(${s}, ${tool}, ${JSON.stringify(input)}::text::jsonb, ${tool_use_id}, ${CWD}) as a`;
+    select dispatch.gate_check(${s}, ${tool}, ${JSON.stringify(input)}::text::jsonb, ${tool_use_id}, ${CWD},
+                               ${JSON.stringify(reading)}::text::jsonb) as a`;
   return r!.a;
 }
 
@@ -43,7 +47,7 @@ describe('the default rules', () => {
     ['Bash', { command: 'sudo apt update' }, 'ask', 'privilege'],
     ['Bash', { command: 'npm install left-pad' }, 'ask', 'dependencies'],
     ['Bash', { command: 'pip install requests' }, 'ask', 'dependencies'],
-    ['Bash', { command: 'rm -rf build' }, 'ask', 'destructive'],
+    ['Bash', { command: 'rm -rf src' }, 'ask', 'destructive'],
     ['Bash', { command: 'psql -c "DROP TABLE users"' }, 'ask', 'destructive'],
     ['Bash', { command: 'rm -rf /' }, 'deny', 'destructive'],
     ['Bash', { command: 'rm -fr ~' }, 'deny', 'destructive'],
@@ -66,6 +70,7 @@ describe('the default rules', () => {
     ['Bash', { command: 'echo hello from the worker' }],
     ['Bash', { command: 'git status && git commit -m "x"' }],
     ['Bash', { command: 'npm ci' }],
+    ['Bash', { command: 'rm -rf build dist node_modules' }],
     ['Bash', { command: 'ls -la ./envelope' }],
     ['Write', { file_path: `${CWD}/src/a.ts`, content: '' }],
     ['Write', { file_path: 'src/relative.ts', content: '' }],
@@ -86,7 +91,7 @@ describe('gates', () => {
     const evs = await db.sql<{ event_type: string; payload: Record<string, unknown> }[]>`
       select event_type, payload from dispatch.events where task_id = ${task} and event_type like 'gate.%' order by seq`;
     expect(evs.map((e) => e.event_type)).toEqual(['gate.requested', 'gate.checked', 'gate.checked']);
-    expect(evs[0]!.payload).toMatchObject({ gate_id: a.gate_id, category: 'git_beyond_branch', rule: 'git.push', subject: 'git push origin main' });
+    expect(evs[0]!.payload).toMatchObject({ gate_id: a.gate_id, category: 'git_beyond_branch', rule: 'git.beyond-branch', subject: 'git push origin main' });
   });
 
   it('a gate is decided once: the second decision is refused with PD409, the call is then allowed', async () => {
