@@ -2,7 +2,7 @@
 // query functions the HTTP routes use (functions/queries/), so --help is generated from this table.
 import type { Sql } from '../../core/db/client.ts';
 import { journalHead, pageEvents } from '../../functions/queries/events.ts';
-import { decideGate, listGates } from '../../functions/queries/gates.ts';
+import { decideGate, dryRunGate, listGates } from '../../functions/queries/gates.ts';
 import { createProject, listProjects } from '../../functions/queries/projects.ts';
 import { cancelTask, listTasks, submitTask } from '../../functions/queries/tasks.ts';
 import { budgetState, setBudget, taskUsage, usageReport } from '../../functions/queries/usage.ts';
@@ -70,6 +70,28 @@ const decideGateAs = (decision: 'approve' | 'deny'): Command['run'] => async (c,
   const g = await decideGate(c.sql(), { id: id!, decision, reason: reason.join(' ') || null, by: c.env.USER ?? 'operator', via: 'cli' });
   c.print(`${g.id}  ${g.status}`);
 };
+
+/** `gate test`: the dry run, from the command line. */
+async function gateTest(c: CliContext, args: string[]): Promise<number> {
+  const dash = args.indexOf('--');
+  const command = dash >= 0 ? args.splice(dash).slice(1).join(' ') : undefined;
+  const tool = option(args, '--tool') ?? 'Bash';
+  const raw = option(args, '--input');
+  const cwd = option(args, '--cwd');
+  let input: Record<string, unknown>;
+  if (raw !== undefined) {
+    try {
+      input = JSON.parse(raw) as Record<string, unknown>;
+    } catch (e) {
+      throw new Error(`--input: not JSON (${(e as Error).message})`);
+    }
+    if (!input || typeof input !== 'object' || Array.isArray(input)) throw new Error('--input: a JSON object, e.g. \'{"file_path": "package.json"}\'');
+  } else if (command) input = { command };
+  else throw new Error("give the command after --, or --tool and --input '<json>'");
+  const v = await dryRunGate(c.sql(), { project_id: await projectId(c.sql(), args[0]), tool, input, cwd: cwd ? path.resolve(cwd) : undefined });
+  c.print([v.decision, v.category, v.rule, v.reason && `${v.reason}${v.fact ? ` (${v.fact})` : ''}`].filter(Boolean).join('  '));
+  return 0;
+}
 
 /** Follows the journal from a seq (default: its head) until interrupted. */
 async function tail(c: CliContext, args: string[]): Promise<never> {
@@ -188,6 +210,11 @@ export const COMMANDS: Command[] = [
   {
     words: ['gate', 'deny'], args: 'GATE_ID [REASON]', summary: 'deny a gate: the worker resumes and hears the reason', minArgs: 1,
     run: decideGateAs('deny'),
+  },
+  {
+    words: ['gate', 'test'], args: "PROJECT [--cwd DIR] -- COMMAND… | PROJECT --tool TOOL --input 'JSON'",
+    summary: 'what the gate would answer for a call (POST /api/gates/dry-run): nothing is opened or journalled', minArgs: 1,
+    run: gateTest,
   },
   { words: ['tail'], args: '[--after SEQ]', summary: 'follow the journal', run: tail },
   {

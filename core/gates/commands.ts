@@ -4,14 +4,10 @@
 // refs it moves, the SQL it sends, and what cannot be read at all (`unverified …`).
 import path from 'node:path';
 import { parseShell, type SimpleCommand, type Word } from './shell.ts';
-import { resolvePath, where, type Place } from './paths.ts';
+import { resolvePath } from './paths.ts';
+import { envFact, pathFact, type Ctx } from './facts.ts';
 import { gitFacts } from './git.ts';
 
-export interface Ctx extends Place {
-  branch: string | null;
-  facts: string[];
-  depth: number;
-}
 
 const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'fish', 'ash', 'busybox']);
 const FETCHERS = new Set(['curl', 'wget', 'fetch', 'http', 'https', 'aria2c']);
@@ -56,18 +52,6 @@ async function readSimple(c: SimpleCommand, ctx: Ctx): Promise<void> {
   for (const a of c.assigns) for (const v of a.value.vars) envFact(v, ctx);
   if (!c.words.length) return;
   await readProgram(c.words, c, ctx);
-}
-
-function envFact(name: string, ctx: Ctx): void {
-  if (!/^[A-Za-z_]\w*$/.test(name)) return;
-  ctx.facts.push(`env ${name}`);
-}
-
-export function pathFact(mode: string, w: Word, ctx: Ctx): void {
-  if (!w.text) return;
-  if (!w.literal && !/^~|^\$\{?HOME/.test(w.text) && !w.text.includes('/')) return; // a variable alone: nothing to place
-  const abs = resolvePath(w.text, ctx);
-  if (abs) ctx.facts.push(`${mode} ${where(abs, ctx.root)} ${abs}`);
 }
 
 const looksLikePath = (t: string) => !/^[a-z][\w+.-]*:\/\//i.test(t) && (/^[~./]/.test(t) || t.includes('/') || /(^|\/)\.[\w-]|\.(pem|key|json|env|ya?ml|toml|ini|conf|txt|p12|pfx)$|^id_|credentials|\.netrc|\.pgpass/.test(t));

@@ -1,8 +1,7 @@
 // What a git command does to refs: a ref other than the task's own branch moved, created or
 // deleted (`git-ref other <ref>`), a push (`git-push <remote> <refspecs>`), global configuration
 // (`git-config global`), and the checkouts that leave the task's branch.
-import type { Ctx } from './commands.ts';
-import { pathFact } from './commands.ts';
+import { pathFact, type Ctx } from './facts.ts';
 
 const GLOBAL_OPTS_WITH_VALUE = /^(-C|-c|--git-dir|--work-tree|--namespace|--exec-path)$/;
 

@@ -2,7 +2,8 @@
 // reads"). The same reading serves the worker's hook (POST /hooks/gate), the dry run and the CLI.
 import fs from 'node:fs';
 import path from 'node:path';
-import { readCommand, pathFact, type Ctx } from './commands.ts';
+import { readCommand } from './commands.ts';
+import { pathFact, type Ctx } from './facts.ts';
 import { addedDependencies, isManifest } from './manifest.ts';
 import { placeFor, resolvePath, where } from './paths.ts';
 

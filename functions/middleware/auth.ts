@@ -45,18 +45,23 @@ export function auth(config: Config): MiddlewareHandler<{ Variables: AuthVariabl
   const expected = config.DISPATCH_TOKEN ? digest(`Bearer ${config.DISPATCH_TOKEN}`) : null;
   const proxies = new Set(config.TRUSTED_PROXIES);
   return async function authenticate(c, next) {
-    if (open) return next();
     const header = c.req.header('authorization');
-    if (expected && header && timingSafeEqual(digest(header), expected)) return next();
-    const user = c.req.header('x-authentik-username');
-    if (user) {
-      const from = remoteAddress(c);
-      if (from && proxies.has(from)) {
+    const tokenOk = !!(expected && header && timingSafeEqual(digest(header), expected));
+    const user = c.req.header('x-authentik-username')?.trim();
+    const from = remoteAddress(c);
+    // What comes through the proxy is only as trusted as the user the proxy names: a request from its
+    // address without one is refused, in open mode too (a proxy on loopback would otherwise open
+    // every route to whoever reaches the proxy). The user is who a decision is journalled as.
+    if (from && proxies.has(from)) {
+      if (user) {
         c.set('user', user);
         return next();
       }
-      throw new AppError(401, 'untrusted_proxy', 'X-Authentik-Username is only accepted from a trusted proxy');
+      if (tokenOk) return next();
+      throw new AppError(401, 'proxy_user_missing', 'a request through the trusted proxy must carry X-Authentik-Username');
     }
+    if (open || tokenOk) return next();
+    if (user) throw new AppError(401, 'untrusted_proxy', 'X-Authentik-Username is only accepted from a trusted proxy');
     throw new AppError(401, 'unauthorized', 'send Authorization: Bearer <DISPATCH_TOKEN>');
   };
 }

@@ -81,7 +81,9 @@ begin
     end if;
   end if;
 
-  select * into m from dispatch.gate_match(s.project_id, gate_check.tool, gate_check.input, gate_check.cwd, gate_check.reading);
+  -- The hook always sends the call's reading; a call asked about without one is not passed unread.
+  select * into m from dispatch.gate_match(s.project_id, gate_check.tool, gate_check.input, gate_check.cwd,
+    coalesce(gate_check.reading, '{"facts": ["unverified the call was asked about without a reading"]}'::jsonb));
   if not found then
     return jsonb_build_object('decision', 'pass');
   end if;

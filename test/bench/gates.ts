@@ -17,6 +17,10 @@ import { GATE_HOOK } from '../../jobs/substrate/claude.ts';
 import { startScriptedModel } from '../../fixtures/scripted-model/server.ts';
 import { pct, r1, spread, type Print } from './stats.ts';
 import { processesWith } from '../helpers/marked-processes.ts';
+import { readCall } from '../../core/gates/reading.ts';
+import { risky } from '../functions/routes/gate-corpus/risky.ts';
+import { routine } from '../functions/routes/gate-corpus/routine.ts';
+import { CWD, toolCall } from '../functions/routes/gate-corpus/types.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {} };
@@ -91,6 +95,27 @@ export async function benchGates(sql: Sql, url: string, dataDir: string, print: 
       by_decision: Object.fromEntries([...byKind].map(([k, v]) => [k, { p50: r1(pct(v, 50)), p99: r1(pct(v, 99)), n: v.length }])),
       measured_from: 'another process (npm run serve on its own), sequential calls',
     });
+
+    // The dry run over HTTP: the reading (the shell parsed, paths resolved) and the SQL decision, over the
+    // corpus's calls in turn; and the reading alone, in this process.
+    const dryUrl = `${server.url}/api/gates/dry-run`;
+    const corpus = [...risky.map((r) => toolCall(r.call)), ...routine.map((r) => toolCall(r.call))];
+    const dryRun: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const c = corpus[i % corpus.length]!;
+      const t0 = performance.now();
+      await (await fetch(dryUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ project_id: p!.id, ...c, cwd: CWD }) })).text();
+      dryRun.push(performance.now() - t0);
+    }
+    const reading: number[] = [];
+    await readCall('Bash', { command: 'true' }, { cwd: CWD });
+    for (let i = 0; i < n; i++) {
+      const c = corpus[i % corpus.length]!;
+      const t0 = performance.now();
+      await readCall(c.tool, c.input, { cwd: CWD });
+      reading.push(performance.now() - t0);
+    }
+    print('gates.dry_run', { ...stats(dryRun), reading_alone: stats(reading), calls: `the ${corpus.length} corpus calls in turn`, measured_from: 'another process, sequential calls' });
 
     // The whole hook, as the CLI starts it for each tool call (a node process per call), interleaved
     // with a bare `node -e 0` so both see the same machine load: the difference is the hook's own.

@@ -94,7 +94,7 @@ describe('a worker at a hard gate', () => {
     expect(remoteRefs()).toBe('');
 
     const gate = await openGate(taskId);
-    expect(gate).toMatchObject({ status: 'open', category: 'git_beyond_branch', rule: 'git.push', tool: 'Bash', subject: 'git push origin main' });
+    expect(gate).toMatchObject({ status: 'open', category: 'git_beyond_branch', rule: 'git.beyond-branch', tool: 'Bash', subject: 'git push origin main' });
 
     const decided = await api('POST', `/api/gates/${gate.id}/decision`, { decision: 'approve', reason: 'ship it' });
     expect(decided.status).toBe(200);

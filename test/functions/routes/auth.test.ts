@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../core/config.ts';
 import { startupRefusal } from '../../../functions/middleware/auth.ts';
+import { readCall } from '../../../core/gates/reading.ts';
 import { listen, startTestApp } from '../../helpers/app.ts';
 
 const TOKEN = 'a-long-enough-test-token-0123456789';
@@ -80,6 +81,46 @@ describe('the Authentik header', () => {
     const res = await fetch(`${url}/api/state`, { headers: { 'x-authentik-username': 'travis' } });
     expect(res.status).toBe(401);
     expect(await res.json()).toEqual({ error: { code: 'untrusted_proxy', message: 'X-Authentik-Username is only accepted from a trusted proxy' } });
+  });
+});
+
+describe('a trusted proxy', () => {
+  async function openGate(t: Awaited<ReturnType<typeof startTestApp>>): Promise<string> {
+    const [p] = await t.db.sql<{ id: string }[]>`select dispatch.create_project('proxied') as id`;
+    const [task] = await t.db.sql<{ id: string }[]>`select dispatch.submit_task(${p!.id}, 'push it') as id`;
+    const [s] = await t.db.sql<{ id: string }[]>`
+      insert into dispatch.sessions (project_id, task_id, role, attempt) values (${p!.id}, ${task!.id}, 'worker', 1) returning id`;
+    const reading = await readCall('Bash', { command: 'git push' }, { cwd: '/tmp' });
+    const [a] = await t.db.sql<{ a: { gate_id: string } }[]>`
+      select dispatch.gate_check(${s!.id}, 'Bash', '{"command":"git push"}'::jsonb, 'toolu_proxy', '/tmp', ${JSON.stringify(reading)}::text::jsonb) as a`;
+    return a!.a.gate_id;
+  }
+
+  for (const [mode, env] of [['token mode', { OPEN_MODE: '0', DISPATCH_TOKEN: TOKEN }], ['open mode on loopback', {}]] as const) {
+    it(`refuses a request from its address without X-Authentik-Username (401) in ${mode}, and nothing is decided`, async () => {
+      const t = await startTestApp({ ...env, TRUSTED_PROXIES: '127.0.0.1' });
+      const gate = await openGate(t);
+      const { url } = await listen(t);
+      const res = await fetch(`${url}/api/gates/${gate}/decision`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ decision: 'approve' }) });
+      expect(res.status).toBe(401);
+      expect(await res.json()).toEqual({ error: { code: 'proxy_user_missing', message: 'a request through the trusted proxy must carry X-Authentik-Username' } });
+      expect((await fetch(`${url}/api/state`)).status).toBe(401);
+      const [g] = await t.db.sql<{ status: string }[]>`select status from dispatch.gates where id = ${gate}`;
+      expect(g!.status).toBe('open');
+    });
+  }
+
+  it('journals the user it names as who decided', async () => {
+    const t = await startTestApp({ OPEN_MODE: '0', TRUSTED_PROXIES: '127.0.0.1' });
+    const gate = await openGate(t);
+    const { url } = await listen(t);
+    const res = await fetch(`${url}/api/gates/${gate}/decision`, {
+      method: 'POST', headers: { 'content-type': 'application/json', 'x-authentik-username': 'travis' }, body: JSON.stringify({ decision: 'approve' }) });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ status: 'approved', decided_by: 'travis', decided_via: 'http' });
+    const [ev] = await t.db.sql<{ payload: Record<string, unknown> }[]>`
+      select payload from dispatch.events where event_type = 'gate.decided' and payload->>'gate_id' = ${gate}`;
+    expect(ev!.payload).toMatchObject({ by: 'travis' });
   });
 });
 
