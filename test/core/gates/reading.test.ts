@@ -6,6 +6,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readCall } from '../../../core/gates/reading.ts';
 import { parseShell } from '../../../core/gates/shell.ts';
+import { tempDir } from '../../helpers/teardown.ts';
 
 const CWD = '/work/projects/demo';
 const facts = async (command: string, at = {}) => (await readCall('Bash', { command }, { cwd: CWD, ...at })).facts;
@@ -40,7 +41,7 @@ describe('reading Bash', () => {
   });
 
   it('follows symlinks where they exist', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pd-gate-'));
+    const dir = tempDir('pd-gate-');
     fs.mkdirSync(path.join(dir, 'tree'));
     fs.symlinkSync('/etc', path.join(dir, 'tree', 'link'));
     expect((await readCall('Bash', { command: 'echo x > link/motd' }, { cwd: path.join(dir, 'tree') })).facts).toContain('write outside /etc/motd');
@@ -64,7 +65,7 @@ describe('reading Bash', () => {
 
 describe('reading file tools', () => {
   it('compares a manifest before and after an Edit: a new dependency is named, a script change is not', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pd-gate-'));
+    const dir = tempDir('pd-gate-');
     fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ scripts: { test: 'vitest' }, dependencies: { zod: '^4' } }, null, 2));
     const edit = (old_string: string, new_string: string) => readCall('Edit', { file_path: 'package.json', old_string, new_string }, { cwd: dir });
     expect((await edit('"zod": "^4"', '"zod": "^4",\n    "left-pad": "1.3.0"')).facts).toContain('adds-dependency inside package.json left-pad');
