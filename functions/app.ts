@@ -15,6 +15,7 @@ import { jsonOnly } from './middleware/json-only.ts';
 import { diagnosticsRoutes } from './routes/diagnostics.ts';
 import { eventRoutes } from './routes/events.ts';
 import { gateHookRoutes, gateRoutes } from './routes/gates.ts';
+import { needsYouRoutes } from './routes/needs-you.ts';
 import { handoffRoutes } from './routes/handoffs.ts';
 import { healthRoutes } from './routes/health.ts';
 import { messageRoutes } from './routes/messages.ts';
@@ -89,6 +90,7 @@ export function buildApp(deps: Deps) {
   app.route('/api', diagnosticsRoutes());
   app.route('/api', pushRoutes());
   app.route('/api', gateRoutes());
+  app.route('/api', needsYouRoutes());
   app.route('/', gateHookRoutes());
   app.route('/api', usageRoutes());
   app.route('/api', workspaceRoutes());

@@ -3,6 +3,7 @@ import { z } from '@hono/zod-openapi';
 import { Seq, Timestamp } from './common.ts';
 import { FocusSchema } from './focus.ts';
 import { MessageSchema } from './message.ts';
+import { FinishedLoopSchema, NeedsYouItemSchema } from './needs-you.ts';
 import { ProjectSchema } from './project.ts';
 import { SessionSchema } from './session.ts';
 import { StatusRowSchema } from './status.ts';
@@ -25,6 +26,10 @@ export const StateSchema = z
     working_sets: z.record(z.string(), WorkingSetSchema),
     /** dispatch.statuses: what each status means, so clients carry no list of their own. */
     statuses: z.array(StatusRowSchema),
+    /** dispatch.needs_you(): what waits for an act of a person now (the badge counts these). */
+    needs_you: z.array(NeedsYouItemSchema).optional(),
+    /** Projects whose loop ended because the work is done. */
+    finished: z.array(FinishedLoopSchema).optional(),
   })
   .openapi('State');
 export type State = z.output<typeof StateSchema>;

@@ -14,6 +14,7 @@ import type { Sql } from '../../core/db/client.ts';
 import { iso, selectList } from './columns.ts';
 import { journalHead } from './events.ts';
 import { MESSAGE_COLUMNS } from './messages.ts';
+import { finishedLoops, needsYou } from './needs-you.ts';
 import { PROJECT_COLUMNS } from './projects.ts';
 import { SESSION_COLUMNS } from './sessions.ts';
 import { TASK_COLUMNS } from './tasks.ts';
@@ -46,7 +47,7 @@ export const STATUS_COLUMNS = selectList<StatusRow>({
 export async function stateSnapshot(sql: Sql): Promise<State> {
   return sql.begin('isolation level repeatable read read only', async (tx) => {
     // One snapshot, and the queries pipelined on its connection (one round trip, not eight).
-    const [head, projects, tasks, sessions, pending, [focus], workingSets, statuses] = await Promise.all([
+    const [head, projects, tasks, sessions, pending, [focus], workingSets, statuses, needs, finished] = await Promise.all([
       journalHead(tx),
       tx<Project[]>`select ${tx.unsafe(PROJECT_COLUMNS)} from dispatch.projects order by created_at limit 200`,
       tx<Task[]>`
@@ -73,6 +74,8 @@ export async function stateSnapshot(sql: Sql): Promise<State> {
                               where e.event_type = 'orchestrator.working_set' and e.project_id = p.id
                               order by e.seq desc limit 1) w`,
       tx<StatusRow[]>`select ${tx.unsafe(STATUS_COLUMNS)} from dispatch.statuses order by name`,
+      needsYou(tx),
+      finishedLoops(tx),
     ]);
     return {
       seq: head,
@@ -84,6 +87,8 @@ export async function stateSnapshot(sql: Sql): Promise<State> {
       focus: focus ?? null,
       working_sets: Object.fromEntries(workingSets.map((w) => [w.project_id, { ...w.payload, seq: w.seq }])),
       statuses: [...statuses],
+      needs_you: needs,
+      finished,
     };
   });
 }

@@ -97,7 +97,8 @@ async function journalWorkingSet(ctx: JobContext, projectId: string, mode: strin
       stop = { where: 'extractor', why: `extraction failed: ${needsUser[0]!.status_reason ?? ''}` };
     else if (input.not_clean.length && spawned.length === 0)
       stop = { where: 'worker', why: `a worker ended ${input.not_clean.at(-1)!.status}: ${input.not_clean.at(-1)!.reason ?? ''}` };
-    else stop = { where: 'orchestrator', why: 'the orchestrator ended its turn without starting more work' };
+    // The turn ended clean with nothing left to run: the work is done (finished, not Needs you).
+    else stop = { where: 'finished', why: 'the work is done: the orchestrator ended its turn with nothing left to run' };
   }
 
   const workingSet: WorkingSet = {

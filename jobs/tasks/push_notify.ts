@@ -17,7 +17,7 @@ interface Row {
   /** The role of the event's session (session.stalled). */
   session_role?: string | null;
   payload: {
-    status?: string; reason?: string; stop?: { where: string; why: string }; per_day_usd?: number; spent_usd?: number;
+    status?: string; reason?: string; stop?: { where: string; why: string }; turn_status?: string; last_message?: string | null; per_day_usd?: number; spent_usd?: number;
     gate_id?: string; tool?: string; subject?: string | null; category?: string; kind?: string; silent_for_ms?: number;
   };
   brief: string | null;
@@ -77,9 +77,12 @@ export function message(e: Row, eventId: string): PushMessage | null {
     };
   }
   if (e.event_type === 'orchestrator.working_set' && e.payload.stop) {
+    // Said the way Needs you says it (dispatch.loop_finished / loop_asks): done, a question, or a stop.
+    const done = (e.payload.turn_status ?? 'success') === 'success' && ['finished', 'orchestrator'].includes(e.payload.stop.where);
+    const asks = done && (e.payload.last_message ?? '').trim().endsWith('?');
     return {
-      title: 'The orchestrator stopped',
-      body: e.payload.stop.why.slice(0, 200),
+      title: asks ? 'The orchestrator asks you' : done ? `Done${e.project_name ? `: ${e.project_name}` : ''}` : 'The orchestrator stopped',
+      body: (asks ? (e.payload.last_message ?? '').trim().slice(-200) : done ? 'The work is done: nothing is left to run.' : e.payload.stop.why).slice(0, 200),
       tag: `loop:${e.project_id}:${eventId}`,
       url: '/#/working-set',
       task_id: null,

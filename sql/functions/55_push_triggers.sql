@@ -24,7 +24,11 @@ begin
   end if;
   if (new.event_type = 'task.status_changed'
         and exists (select 1 from dispatch.statuses s where s.name = new.payload->>'status' and s.notifies))
-     or (new.event_type = 'orchestrator.working_set' and jsonb_typeof(new.payload->'stop') = 'object') then
+     -- A stopped loop is pushed when it is done (once, as "done") or when Needs you lists it; a
+     -- stop that resolves itself (backing off from a rate limit) is not worth a person's look.
+     or (new.event_type = 'orchestrator.working_set' and jsonb_typeof(new.payload->'stop') = 'object'
+         and (dispatch.loop_finished(new.payload)
+              or exists (select 1 from dispatch.needs_you(new.project_id) n where n.key in ('loop:' || new.event_id, 'question:' || new.event_id)))) then
     -- One queue per task (or project): its notifications arrive in the order things happened,
     -- so the last one shown under its tag is the latest state.
     perform graphile_worker.add_job('push_notify', json_build_object('event_id', new.event_id),

@@ -147,7 +147,7 @@ describe('SC-4 and FR-007, two projects at once', () => {
         turn_status: 'success',
         last_message: 'All three steps are done.',
         in_flight: [],
-        stop: { where: 'orchestrator', why: 'the orchestrator ended its turn without starting more work' },
+        stop: { where: 'finished', why: 'the work is done: the orchestrator ended its turn with nothing left to run' },
       });
       expect(sets[0]!.payload).toMatchObject({ stop: null, spawned: [tasks[0]!.id] });
     }

@@ -37,6 +37,10 @@ const message = { id: id(), message_id: id(), project_id: task.project_id, text:
 const focus = { id: id(), seq: 10, thread_id: 4, task_id: task.id, project_id: task.project_id, created_at: at };
 const status = { name: 'failed', terminal: true, clean: false, alarming: true, failure: true, blocking: false, needs_user: false, notifies: true, description: 'x' };
 const workingSet = { session_id: id(), turn_status: 'success', in_flight: [{ task_id: task.id, status: 'running', brief: 'b', attempt: 1 }], stop: null, seq: 11, future_field: 1 };
+const needsYou = {
+  key: `gate:${id()}`, kind: 'gate', project_id: project.id, task_id: task.id, session_id: session.id, gate_id: id(), role: null,
+  title: 'approve Bash?', detail: 'rm -rf build — deletes files', since: at,
+};
 const totals = { cost_usd: 0.42, input_tokens: 1200, output_tokens: 300, cache_read_tokens: 5000, cache_creation_tokens: 40, sessions: 3 };
 const usage = { cost_usd: 0.0123, input_tokens: 25, output_tokens: 3, cache_read_tokens: 0, cache_creation_tokens: 0, models: ['claude-opus-4-8'] };
 
@@ -192,10 +196,18 @@ const cases: Case[] = [
     rejected: [{ available: true }, { available: false }, { available: 'no', reason: 'x' }, { available: true, live_thread: { title: 'no id' }, threads: [], recent_context: [] }],
   },
   {
+    name: 'needs you list', zod: S.zod.NeedsYouListSchema, valibot: S.valibot.NeedsYouListSchema,
+    accepted: [
+      { items: [needsYou, { ...needsYou, kind: 'login', project_id: null, gate_id: null }], finished: [{ project_id: project.id, event_id: id(), since: at }] },
+      { items: [], finished: [] },
+    ],
+    rejected: [{ items: [{ ...needsYou, kind: 'loop_stopped' }], finished: [] }, { items: [] }, { items: [{ ...needsYou, key: 3 }], finished: [] }],
+  },
+  {
     name: 'state snapshot', zod: S.zod.StateSchema, valibot: S.valibot.StateSchema,
     accepted: [{
       seq: 12, generated_at: at, projects: [project], tasks: [task], sessions: [session], pending_messages: [message], focus,
-      working_sets: { [project.id]: workingSet }, statuses: [status],
+      working_sets: { [project.id]: workingSet }, statuses: [status], needs_you: [needsYou], finished: [],
     }, {
       seq: 0, generated_at: at, projects: [], tasks: [], sessions: [], pending_messages: [], focus: null, working_sets: {}, statuses: [],
     }],

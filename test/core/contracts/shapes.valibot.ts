@@ -3,6 +3,7 @@ export { HealthDailySchema } from '../../../core/contracts/diagnostics.valibot.t
 export { EventSchema, EventSummarySchema } from '../../../core/contracts/event.valibot.ts';
 export { FocusSchema } from '../../../core/contracts/focus.valibot.ts';
 export { MessageSchema } from '../../../core/contracts/message.valibot.ts';
+export { NeedsYouItemSchema, NeedsYouListSchema } from '../../../core/contracts/needs-you.valibot.ts';
 export { ProjectSchema } from '../../../core/contracts/project.valibot.ts';
 export { ProjectConfigSchema } from '../../../core/contracts/project-config.valibot.ts';
 export { SessionSchema } from '../../../core/contracts/session.valibot.ts';

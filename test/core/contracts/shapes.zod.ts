@@ -3,6 +3,7 @@ export { HealthDailySchema } from '../../../core/contracts/diagnostics.ts';
 export { EventSchema, EventSummarySchema } from '../../../core/contracts/event.ts';
 export { FocusSchema } from '../../../core/contracts/focus.ts';
 export { MessageSchema } from '../../../core/contracts/message.ts';
+export { NeedsYouItemSchema, NeedsYouListSchema } from '../../../core/contracts/needs-you.ts';
 export { ProjectSchema } from '../../../core/contracts/project.ts';
 export { ProjectConfigSchema } from '../../../core/contracts/project-config.ts';
 export { SessionSchema } from '../../../core/contracts/session.ts';

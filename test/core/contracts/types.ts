@@ -12,6 +12,8 @@ import type * as Sf from '../../../core/contracts/focus.ts';
 import type * as Cf from '../../../core/contracts/focus.valibot.ts';
 import type * as Sm from '../../../core/contracts/message.ts';
 import type * as Cm from '../../../core/contracts/message.valibot.ts';
+import type * as Sn from '../../../core/contracts/needs-you.ts';
+import type * as Cn from '../../../core/contracts/needs-you.valibot.ts';
 import type * as Sp from '../../../core/contracts/project.ts';
 import type * as Cp from '../../../core/contracts/project.valibot.ts';
 import type * as Spc from '../../../core/contracts/project-config.ts';
@@ -49,6 +51,8 @@ export type ContractTypesAgree = [
   Check<Equal<Z<typeof Sf.FocusSchema>, V<typeof Cf.FocusSchema>>>,
   Check<Equal<Z<typeof Sd.HealthDailySchema>, V<typeof Cd.HealthDailySchema>>>,
   Check<Equal<Z<typeof Sm.MessageSchema>, V<typeof Cm.MessageSchema>>>,
+  Check<Equal<Z<typeof Sn.NeedsYouItemSchema>, V<typeof Cn.NeedsYouItemSchema>>>,
+  Check<Equal<Z<typeof Sn.NeedsYouListSchema>, V<typeof Cn.NeedsYouListSchema>>>,
   Check<Same<Z<typeof Spc.ProjectConfigSchema>, V<typeof Cpc.ProjectConfigSchema>>>,
   Check<Same<Z<typeof Sp.ProjectSchema>, V<typeof Cp.ProjectSchema>>>,
   Check<Equal<Z<typeof Ss.SessionSchema>, V<typeof Cs.SessionSchema>>>,
