@@ -69,8 +69,9 @@ begin
       from dispatch.tasks t join dispatch.statuses st on st.name = t.status
      where (needs_you.scope is null or t.project_id = needs_you.scope)
        and st.terminal and not st.clean and t.status not in ('cancelled', 'skipped')
-       and (t.status = 'extraction_failed'
-            or (t.status = 'gated' and not exists (select 1 from dispatch.gates g where g.task_id = t.id and g.status = 'open'))
+       -- a gated task with an open gate is the gate's item
+       and not (t.status = 'gated' and exists (select 1 from dispatch.gates g where g.task_id = t.id and g.status = 'open'))
+       and (t.status in ('extraction_failed', 'gated')
             -- the return policy used up its attempts and handed it to a person
             or exists (select 1 from dispatch.events e
                         where e.task_id = t.id and e.event_type = 'policy.decision'

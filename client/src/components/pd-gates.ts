@@ -4,6 +4,7 @@
 import { LitElement, css, html, nothing } from 'lit';
 import { customElement, property, state } from 'lit/decorators.js';
 import { gatesState, type Gate } from '../gates-state.ts';
+import { fold } from '../needs-you-fold.ts';
 import { store } from '../store.ts';
 
 @customElement('pd-gates')
@@ -41,12 +42,14 @@ export class PdGates extends LitElement {
   override connectedCallback(): void {
     super.connectedCallback();
     gatesState.addEventListener('change', this._onChange);
+    fold.addEventListener('change', this._onChange);
     this._detach = gatesState.attach(store);
   }
 
   override disconnectedCallback(): void {
     super.disconnectedCallback();
     gatesState.removeEventListener('change', this._onChange);
+    fold.removeEventListener('change', this._onChange);
     this._detach?.();
     this._detach = null;
   }
@@ -67,6 +70,8 @@ export class PdGates extends LitElement {
   }
 
   override render() {
+    // On a phone's Chat view the gates fold with Needs you (which counts them) into its one line.
+    if (!this.taskId && fold.folded) return nothing;
     const error = gatesState.loaded === this._errorAt ? this._error : '';
     const gates = gatesState.gates.filter((g) => (!this.projectId || g.project_id === this.projectId) && (!this.taskId || g.task_id === this.taskId));
     if (!gates.length) return error ? html`<p class="error" role="alert">${error}</p>` : nothing;

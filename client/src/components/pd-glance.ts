@@ -1,6 +1,6 @@
 // The glance header, on every view: the Trellis tile (pd-trellis: hidden without Trellis), chips
-// for the tasks of the picked project (or all) that need the person, run, stalled, failed or
-// finished (a tap shows those tasks; "needs you" scrolls to its list), and the focused task with a
+// for what needs the person (dispatch.needs_you, the badge's count) and the tasks of the picked
+// project (or all) that run, stalled, failed or finished (a tap shows those tasks; "needs you" scrolls to its list), and the focused task with a
 // ticking duration.
 //
 // @fires pd-chip - a chip was tapped (detail: its name: needs-you, running, stalled, failed, finished)
@@ -10,7 +10,8 @@ import { ClockController } from '../controllers/clock-controller.ts';
 import { StoreController } from '../controllers/store-controller.ts';
 import { duration, elapsed, clip } from '../format.ts';
 import { store } from '../store.ts';
-import { countsOf, needsYouOf } from '../store/selectors.ts';
+import { needsYouState } from '../needs-you-state.ts';
+import { countsOf } from '../store/selectors.ts';
 import './pd-changes.ts';
 import './pd-status.ts';
 import './pd-trellis.ts';
@@ -21,10 +22,26 @@ export class PdGlance extends LitElement {
   /** Count only this project's tasks (all when empty). */
   @property() project = '';
 
+  private _detach: (() => void) | null = null;
+  private readonly _onNeeds = () => this.requestUpdate();
+
   constructor() {
     super();
     new StoreController(this);
     new ClockController(this);
+  }
+
+  override connectedCallback(): void {
+    super.connectedCallback();
+    needsYouState.addEventListener('change', this._onNeeds);
+    this._detach = needsYouState.use(store);
+  }
+
+  override disconnectedCallback(): void {
+    super.disconnectedCallback();
+    needsYouState.removeEventListener('change', this._onNeeds);
+    this._detach?.();
+    this._detach = null;
   }
 
   static override styles = css`
@@ -50,7 +67,7 @@ export class PdGlance extends LitElement {
   override render() {
     const c = countsOf(store.model, store.tasks, this.project);
     const chips = [
-      ['needs-you', 'needs you', needsYouOf(store.model, store.messages, this.project).length],
+      ['needs-you', 'needs you', needsYouState.of(this.project).length],
       ['running', 'running', c.running],
       ['stalled', 'stalled', c.stalled],
       ['failed', 'failed', c.failed],
