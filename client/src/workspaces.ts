@@ -26,6 +26,8 @@ class Workspaces extends EventTarget {
   readonly byTask = new Map<string, Workspace | null>();
   /** Changes waiting for a decision, in the store's scope. */
   waiting = 0;
+  /** The tasks whose change waits (the newest 100), for the chip's list and the task cards' mark. */
+  waitingTasks: string[] = [];
   private seen = 0;
   private started = false;
   private scope = '';
@@ -60,10 +62,12 @@ class Workspaces extends EventTarget {
   private async refreshWaiting(): Promise<void> {
     const q = store.scope ? `project_id=${store.scope}&` : '';
     const ticket = this.issue('waiting');
-    const r = await api(WorkspaceListSchema, `/api/workspaces?${q}state=waiting&limit=1`).catch(() => null);
+    const r = await api(WorkspaceListSchema, `/api/workspaces?${q}state=waiting&limit=100`).catch(() => null);
     if (!this.latest('waiting', ticket)) return;
-    if (r && r.waiting !== this.waiting) {
+    const ids = r ? r.workspaces.map((w) => w.task_id) : this.waitingTasks;
+    if (r && (r.waiting !== this.waiting || ids.join() !== this.waitingTasks.join())) {
       this.waiting = r.waiting;
+      this.waitingTasks = ids;
       this.changed();
     }
   }

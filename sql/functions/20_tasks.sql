@@ -27,6 +27,10 @@ begin
     values (t.project_id, t.id, 'task.status_changed',
             jsonb_build_object('status', t.status, 'reason', t.status_reason, 'attempt', t.attempt) || details)
     returning event_id into ev;
+  -- A task that ended with no change leaves no worktree or branch behind (60_workspaces.sql).
+  if is_terminal and t.status <> 'gated' then
+    perform dispatch.tidy_empty_workspace(t.id);
+  end if;
   return ev;
 end $$;
 

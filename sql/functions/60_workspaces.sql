@@ -115,6 +115,23 @@ begin
                             'job', jsonb_build_object('id', job.id::text, 'task_identifier', identifier, 'key', job.key));
 end $$;
 
+-- A task ended and its change is known to be empty (nothing committed on its branch): the worktree
+-- and the branch are removed by the discard job, as a person's Discard would, journalled as
+-- workspace.discard_requested with by = 'dispatch' and then workspace.discarded. A gated task keeps
+-- its worktree (its worker carries on there), and a change not yet described is left alone.
+create or replace function dispatch.tidy_empty_workspace(task_id uuid) returns boolean
+  language plpgsql volatile as $$
+declare
+  w dispatch.workspaces;
+begin
+  w := dispatch.task_workspace(tidy_empty_workspace.task_id);
+  if w.id is null or w.state <> 'empty' then
+    return false;
+  end if;
+  perform dispatch.queue_workspace_decision(w, 'discard', jsonb_build_object('by', 'dispatch', 'reason', 'the task ended with no change'));
+  return true;
+end $$;
+
 -- Merge the task's branch into base: queues the merge_workspace job (202), or answers with the
 -- files that conflict with base at the last check (409). Journals the request with the job.
 create or replace function dispatch.merge_task(task_id uuid) returns jsonb

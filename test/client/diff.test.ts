@@ -1,6 +1,7 @@
 // The diff of a task in a real browser at a phone viewport (390×844): readable (files with +/-,
 // the patch as inert text, nothing wider than the screen), Merge works, and a second client sees
-// the merge — and the glance header's "changes waiting" count drop — without a reload.
+// the merge — and the glance header's "changes waiting" count drop — without a reload. The chip
+// opens the tasks with a change waiting, their cards mark it, and Discard asks for a second tap.
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Scenario } from '../../fixtures/scripted-model/server.ts';
@@ -63,6 +64,20 @@ describe('the diff of a task on a phone', () => {
     // Readable on the phone: nothing scrolls sideways.
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     await shot(page, 'phone-diff');
+
+    // Discard asks for a second tap, like Cancel: one tap only arms it, and it disarms by itself.
+    const discard = page.locator('pd-diff button[data-action=discard]');
+    await discard.click();
+    await discard.filter({ hasText: 'Tap again to discard' }).waitFor();
+    await discard.filter({ hasText: /^Discard$/ }).waitFor({ timeout: 10_000 });
+    await page.getByTestId('diff-state').filter({ hasText: 'waiting for you' }).waitFor();
+
+    // The chip opens the list of tasks with a change waiting; the task's card marks it.
+    await b.page.goto(`${url}/#/tasks`);
+    await b.page.locator(`pd-task-list li[data-task="${taskId}"]`).getByTestId('change-waiting').waitFor();
+    await changes(b.page).click();
+    await b.page.getByTestId('changes-list').locator(`li[data-task="${taskId}"]`, { hasText: 'Touch up the notes.' }).click();
+    await b.page.getByTestId('diff-state').filter({ hasText: 'waiting for you' }).waitFor();
 
     await page.locator('pd-diff button[data-action=merge]').click();
     for (const { page: p } of [a, b]) {

@@ -20,6 +20,8 @@ const scenarios: Scenario[] = [
     description: '',
     conversations: [
       handoff('GREET-DONE'),
+      handoff('LOOK-DONE'),
+      { match: 'PEEK-ONLY', steps: [{ text: 'LOOK-DONE: read the notes, changed nothing.', chunks: 1, delay_ms: 0 }] },
       {
         match: 'Write the greeting',
         steps: [
@@ -93,6 +95,22 @@ describe('a task of a project pointed at a repository', () => {
     await waitFor(() => repo.git('worktree', 'list', '--porcelain'), (out) => !out.includes(w!.path), { what: 'git worktree prune' });
     // The work itself is on the branch, untouched.
     expect(repo.rev(w!.branch)).toBe(w!.head_commit);
+  });
+
+  it('a task that ended with no change has its worktree and branch removed by itself, journalled', async () => {
+    const taskId = await loop.submit(project, 'PEEK-ONLY: read the notes, change nothing.');
+    await loop.waitTask(taskId, 'success');
+    const w = await waitFor(
+      () => loop.db.sql<{ path: string; branch: string; state: string }[]>`select path, branch, state from dispatch.workspaces where task_id = ${taskId}`,
+      (r) => r[0]?.state === 'discarded',
+      { timeout: 30_000, what: 'the empty change to be discarded' },
+    );
+    expect(fs.existsSync(w[0]!.path)).toBe(false);
+    expect(() => repo.git('rev-parse', '--verify', '--quiet', `refs/heads/${w[0]!.branch}`)).toThrow();
+    const rows = await eventsOf(loop.db, taskId);
+    const asked = rows.find((r) => r.event_type === 'workspace.discard_requested');
+    expect(asked?.payload).toMatchObject({ by: 'dispatch', reason: 'the task ended with no change' });
+    expect(rows.some((r) => r.event_type === 'workspace.discarded')).toBe(true);
   });
 
   it('fails with the reason, never a crash, when the repository is not a git repository', async () => {

@@ -56,6 +56,9 @@ export class PdDiff extends LitElement {
   @state() private _busy = false;
   @state() private _refusal: Refusal | null = null;
   @state() private _continuing = false;
+  /** Discard was tapped once: a second tap within a few seconds discards. */
+  @state() private _confirmDiscard = false;
+  private _discardTimer: ReturnType<typeof setTimeout> | undefined;
   @query('lit-virtualizer') private _v?: LitVirtualizer<Line> & HTMLElement;
   private _lines: { patch: string; lines: Line[] } | null = null;
   private readonly _onChange = () => this.requestUpdate();
@@ -116,6 +119,18 @@ export class PdDiff extends LitElement {
   private lines(patch: string): Line[] {
     if (this._lines?.patch !== patch) this._lines = { patch, lines: linesOf(patch) };
     return this._lines.lines;
+  }
+
+  /** Discard asks once more, like Cancel: the first tap arms it for 4 s, the second discards. */
+  private discard(): void {
+    clearTimeout(this._discardTimer);
+    if (!this._confirmDiscard) {
+      this._confirmDiscard = true;
+      this._discardTimer = setTimeout(() => (this._confirmDiscard = false), 4000);
+      return;
+    }
+    this._confirmDiscard = false;
+    void this.decide('discard');
   }
 
   private async decide(action: 'merge' | 'discard'): Promise<void> {
@@ -183,7 +198,8 @@ export class PdDiff extends LitElement {
             ${w.state === 'ready' ? html`<button class="primary" data-action="merge" ?disabled=${this._busy} @click=${() => void this.decide('merge')}>Merge into ${w.base}</button>` : nothing}
             ${conflicts.length ? html`<button data-action="resolve" ?disabled=${this._busy} @click=${() => void this.follow({ resolve: true })}>Resolve</button>` : nothing}
             <button data-action="continue" ?disabled=${this._busy} @click=${() => (this._continuing = true)}>Continue</button>
-            <button data-action="discard" ?disabled=${this._busy} @click=${() => void this.decide('discard')}>Discard</button>
+            <button data-action="discard" ?disabled=${this._busy} @click=${() => this.discard()}
+              aria-label=${this._confirmDiscard ? 'confirm: discard this change' : 'discard this change'}>${this._confirmDiscard ? 'Tap again to discard' : 'Discard'}</button>
           </div>`
         : nothing}
       ${this._continuing ? this.continueForm() : nothing}

@@ -1,7 +1,8 @@
 // The Tasks view: running and recent tasks of the picked project (or all, each card then naming
 // its project) with status, attempt, elapsed time and last activity. A tap opens the task; the
 // star focuses it everywhere in one action, and clears that focus when tapped again. A glance chip
-// narrows it to one group (running, stalled, failed, finished) until "Show all".
+// narrows it to one group (running, stalled, failed, finished) until "Show all". A card whose task
+// has a change waiting for a decision says so.
 //
 // @fires pd-show-all - the person asked for every task again
 import { LitElement, css, html, nothing } from 'lit';
@@ -12,6 +13,7 @@ import { ago, clip, duration, elapsed } from '../format.ts';
 import { BAD, store } from '../store.ts';
 import { groupOf, tasksOf } from '../store/selectors.ts';
 import type { Task } from '../schemas.ts';
+import { workspaces } from '../workspaces.ts';
 import './pd-status.ts';
 import './pd-usage-cost.ts';
 
@@ -22,10 +24,23 @@ export class PdTaskList extends LitElement {
   /** Only the tasks of this glance group (running, stalled, failed, finished); all when empty. */
   @property() only = '';
 
+  private readonly _onChanges = () => this.requestUpdate();
+
   constructor() {
     super();
     new StoreController(this);
     new ClockController(this);
+  }
+
+  override connectedCallback(): void {
+    super.connectedCallback();
+    workspaces.start();
+    workspaces.addEventListener('change', this._onChanges);
+  }
+
+  override disconnectedCallback(): void {
+    super.disconnectedCallback();
+    workspaces.removeEventListener('change', this._onChanges);
   }
 
   static override styles = css`
@@ -49,6 +64,7 @@ export class PdTaskList extends LitElement {
     .empty { color: var(--pd-muted); padding: 2rem 0; text-align: center; }
     .only { display: flex; align-items: center; gap: 0.5rem; margin: 0 0 0.5rem; color: var(--pd-muted); }
     .only button { min-height: 40px; border-radius: 8px; border: 1px solid var(--pd-line); background: var(--pd-bg); color: var(--pd-fg); font: inherit; padding: 0 0.75rem; cursor: pointer; }
+    .change { color: var(--pd-on-color, #fff); background: var(--pd-accent-strong, var(--pd-accent)); border-radius: 999px; padding: 0 0.5rem; font-weight: 700; }
     .project { font-weight: 600; color: var(--pd-fg); max-width: 12rem; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
   `;
 
@@ -67,6 +83,7 @@ export class PdTaskList extends LitElement {
       return html`${only}<p class="empty" data-testid="empty-tasks">${this.only ? `No ${this.only} tasks right now.` : 'No tasks yet. This view is live: work shows up here as it starts.'}</p>`;
     }
     const now = store.now();
+    const waiting = new Set(workspaces.waitingTasks);
     return html`${only}<ul aria-label="tasks">
       ${tasks.map((t) => {
         const focused = store.focus?.task_id === t.id;
@@ -80,6 +97,7 @@ export class PdTaskList extends LitElement {
               <span class="elapsed" data-testid="elapsed">${duration(elapsed(t.started_at, t.ended_at, now))}</span>
               <pd-usage-cost .task=${t.id}></pd-usage-cost>
               <span>active ${ago(t.last_activity_at, now)}</span>
+              ${waiting.has(t.id) ? html`<span class="change" data-testid="change-waiting">change waiting</span>` : ''}
               ${t.status_reason ? html`<span title=${t.status_reason}>${clip(t.status_reason, 80)}</span>` : ''}
             </div>
           </button>
