@@ -134,7 +134,7 @@ describe('events and state', () => {
   it('serves a state snapshot with the seq it reflects', async () => {
     const s = (await (await t.call('GET', '/api/state')).json()) as Record<string, unknown> & { seq: number; tasks: unknown[] };
     expect(Object.keys(s).sort()).toEqual(
-      ['focus', 'generated_at', 'pending_messages', 'projects', 'seq', 'sessions', 'statuses', 'tasks', 'working_sets'].sort(),
+      ['finished', 'focus', 'generated_at', 'needs_you', 'pending_messages', 'projects', 'seq', 'sessions', 'statuses', 'tasks', 'working_sets'].sort(),
     );
     const [{ max }] = (await t.db.sql<{ max: number }[]>`select max(seq) as max from dispatch.events`) as unknown as [{ max: number }];
     expect(s.seq).toBe(max);
