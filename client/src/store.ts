@@ -33,6 +33,8 @@ export function uuid(): string {
 export const BAD = new Set(['failed', 'crashed', 'rate_limited', 'extraction_failed', 'gated']);
 /** Rows fetched when the client opens, and per page of older history. */
 export const RECENT_ROWS = 300;
+/** Rows "From the start" (pd-journal-start) holds at most: twenty pages, far more than anyone reads forward by hand. */
+export const READER_CAP = 6_000;
 /** Rows per page of a project's conversation, of each of its two kinds (the person's, the orchestrator's words). */
 export const CHAT_PAGE = 200;
 /**

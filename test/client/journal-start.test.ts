@@ -4,7 +4,7 @@
 // "Newest rows" brings the live feed back at the newest row.
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { RECENT_ROWS } from '../../client/src/store.ts';
+import { READER_CAP, RECENT_ROWS } from '../../client/src/store.ts';
 import type { JournalWriter } from '../../jobs/journal-writer.ts';
 import { runningTask } from '../helpers/journal.ts';
 import { startBrowserApp, type BrowserApp } from '../helpers/browser-app.ts';
@@ -121,6 +121,24 @@ describe('a long task read from its start', () => {
     await page.goto(`${t.url}/#/task/${quiet}`);
     await expect.poll(async () => (await journal(page)).heading, { timeout: 30_000 }).toBe(`Journal (${(await shownSeqs(quiet)).length})`);
     expect(await page.getByTestId('from-start').count()).toBe(0);
+    await ctx.close();
+  });
+
+  it('on a phone: holds at most READER_CAP rows read from the start, then says so and points back to the newest', async () => {
+    while ((await shownSeqs(task)).length <= READER_CAP + RECENT_ROWS) await pour(3000);
+    const ctx = await t.browser.newContext(PHONE);
+    const { page } = await open(ctx, `${t.url}/#/task/${task}`);
+    await expect.poll(async () => (await journal(page)).feedNewest, { timeout: 30_000 }).toBeGreaterThan(0);
+    await page.getByTestId('from-start').click();
+    const list = page.locator('pd-task-detail pd-journal-start lit-virtualizer');
+    await expect
+      .poll(async () => {
+        await list.evaluate((v) => (v.scrollTop = v.scrollHeight));
+        return (await journal(page)).bottom;
+      }, { timeout: 90_000, message: 'pages until the cap' })
+      .toContain(`The first ${READER_CAP.toLocaleString('en')} rows are shown here.`);
+    const j = await journal(page);
+    expect(j.reader).toEqual((await shownSeqs(task)).slice(0, READER_CAP));
     await ctx.close();
   });
 });

@@ -8,11 +8,9 @@ import { flow } from '@lit-labs/virtualizer/layouts/flow.js';
 import { LitElement, html, nothing } from 'lit';
 import { customElement, property, state } from 'lit/decorators.js';
 import type { EventRow } from '../schemas.ts';
-import { store } from '../store.ts';
+import { READER_CAP, store } from '../store.ts';
 import './pd-journal-line.ts';
 
-/** Rows held at most: twenty pages, far more than anyone reads forward by hand. */
-export const READER_CAP = 6_000;
 const LAYOUT = flow({});
 /** Rows before the last one held at which the next page is asked for. */
 const NEAR_END_ROWS = 30;
