@@ -99,6 +99,38 @@ describe('notifications', () => {
   });
 });
 
+describe('a visible page', () => {
+  it('raises no system notification: the person is looking at the app already', async () => {
+    const ctx = await t.browser.newContext();
+    await ctx.grantPermissions(['notifications'], { origin: t.url });
+    await ctx.addInitScript(() => {
+      const w = window as unknown as { __shown: string[] };
+      w.__shown = [];
+      Object.defineProperty(document, 'hidden', { get: () => false });
+      class Recorder {
+        static permission = 'granted';
+        static requestPermission = async () => 'granted';
+        constructor(title: string) {
+          w.__shown.push(title);
+        }
+      }
+      (window as unknown as { Notification: unknown }).Notification = Recorder;
+    });
+    const [p] = await t.db.sql<{ id: string }[]>`select dispatch.create_project('watching') as id`;
+    await ctx.addInitScript((id) => localStorage.setItem('pd.project', id), p!.id);
+    const { page } = await open(ctx, t.url);
+    await page.getByTestId('empty-tasks').or(page.locator('pd-task-list')).first().waitFor();
+    const [task] = await t.db.sql<{ id: string }[]>`select dispatch.submit_task(${p!.id}, 'Watch me finish') as id`;
+    await t.db.sql`select dispatch.set_task_status(${task!.id}, 'running', 'started')`;
+    await t.db.sql`select dispatch.set_task_status(${task!.id}, 'stalled', 'no output for 120 s')`;
+    await t.db.sql`select dispatch.set_task_status(${task!.id}, 'success', 'handoff validated')`;
+    // The page has the last change (its card says success): had it notified, it would have by now.
+    await page.locator(`li[data-task="${task!.id}"][data-status="success"]`).waitFor({ timeout: 30_000 });
+    expect(await page.evaluate(() => (window as unknown as { __shown: string[] }).__shown)).toEqual([]);
+    await ctx.close();
+  });
+});
+
 describe('a message the server never recorded', () => {
   it('is marked orphaned, and retry records it once', async () => {
     const app2 = await startTestApp({}, t.db);
@@ -120,5 +152,44 @@ describe('a message the server never recorded', () => {
     await page.locator('li.user[data-state="pending"]', { hasText: 'Are you there?' }).waitFor({ timeout: 15_000 });
     const rows = await t.db.sql`select 1 from dispatch.events where project_id = ${p!.id} and event_type = 'user_message'`;
     expect(rows).toHaveLength(1);
+  });
+});
+
+describe('a message recorded whose answer was lost', () => {
+  it('keeps its message_id on retry, so the journal holds it once and the chat shows it once', async () => {
+    const [p] = await t.db.sql<{ id: string }[]>`select dispatch.create_project('lost answers') as id`;
+    const ctx = await t.browser.newContext();
+    await ctx.addInitScript((id) => localStorage.setItem('pd.project', id), p!.id);
+    // The stream is down (else the recorded row would reconcile the message by itself), and the
+    // first POST reaches the server and is recorded while its answer never comes back.
+    await ctx.route('**/api/stream*', (route) => route.abort('connectionreset'));
+    const { page } = await open(ctx, `${t.url}/#/chat`);
+    await page.locator('textarea').waitFor();
+    const posted: string[] = [];
+    let first = true;
+    await page.route('**/api/messages', async (route) => {
+      posted.push((route.request().postDataJSON() as { message_id: string }).message_id);
+      if (!first) return route.continue();
+      first = false;
+      await route.fetch();
+      await route.abort('connectionreset');
+    });
+    await page.locator('textarea').fill('Only once, please.');
+    await page.locator('textarea').press('Enter');
+    const msg = page.locator('li.user', { hasText: 'Only once, please.' });
+    await msg.and(page.locator('[data-state="orphaned"]')).waitFor({ timeout: 15_000 });
+    await msg.getByRole('button', { name: 'retry' }).click();
+    await expect.poll(() => posted.length, { message: 'the retry is posted' }).toBe(2);
+    // The stream back: the journal's record of the message takes over from the outbox.
+    await ctx.unroute('**/api/stream*');
+    await page.locator('li.user[data-state="pending"]', { hasText: 'Only once, please.' }).waitFor({ timeout: 30_000 });
+
+    expect(posted).toHaveLength(2);
+    expect(posted[1]).toBe(posted[0]);
+    const rows = await t.db.sql<{ message_id: string }[]>`
+      select message_id from dispatch.events where project_id = ${p!.id} and event_type = 'user_message'`;
+    expect(rows.map((r) => r.message_id)).toEqual([posted[0]]);
+    expect(await msg.count()).toBe(1);
+    await ctx.close();
   });
 });

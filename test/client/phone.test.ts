@@ -33,6 +33,23 @@ async function phone(theme: 'light' | 'dark' = 'light'): Promise<{ page: Page; c
   return { page, close: () => ctx.close() };
 }
 
+/** The element each view draws into (More: its sheet). */
+const VIEW_ELEMENT: Record<string, string> = {
+  Tasks: 'pd-task-list', Chat: 'pd-chat', Activity: 'pd-activity', 'Working set': 'pd-working-set', Timeline: 'pd-timeline', Health: 'pd-diagnostics', More: '#more-views',
+};
+
+/** The view is defined (its lazy chunk loaded), rendered, and shows some text: a blank view fails here. */
+async function painted(page: Page, view: string): Promise<void> {
+  const el = page.locator(VIEW_ELEMENT[view]!).first();
+  await el.waitFor({ state: 'attached', timeout: 15_000 });
+  await expect
+    .poll(() => el.evaluate(async (e) => {
+      await (e as HTMLElement & { updateComplete?: Promise<unknown> }).updateComplete;
+      return ((e.shadowRoot ?? e) as Node).textContent?.trim().length ?? 0;
+    }), { timeout: 15_000, message: `${view} paints` })
+    .toBeGreaterThan(0);
+}
+
 const VIEWS: [string, string][] = [['Tasks', 'tasks'], ['Chat', 'chat'], ['Activity', 'activity'], ['Working set', 'working-set'], ['Timeline', 'timeline'], ['Health', 'health']];
 
 describe('the phone layout', () => {
@@ -163,7 +180,7 @@ describe('the phone layout', () => {
       for (const view of views) {
         if (view === 'More') await page.getByRole('button', { name: 'More views' }).click();
         else await showView(page, view);
-        await page.waitForTimeout(300); // the view paints; axe reads what is there
+        await painted(page, view); // axe reads what is on screen, so the view must be there first
         const violations = await page.evaluate(async () => {
           const axe = (window as unknown as { axe: { run(ctx: Document, o: object): Promise<{ violations: { id: string; impact: string; nodes: { target: unknown[] }[] }[] }> } }).axe;
           const r = await axe.run(document, { resultTypes: ['violations'] });

@@ -80,7 +80,11 @@ describe('every view', () => {
       for (const view of [...VIEWS, 'task']) {
         await page.evaluate((h) => (location.hash = h), view === 'task' ? `#/task/${running}` : `#/${view}`);
         await page.locator(view === 'task' ? 'pd-journal-line' : content[view]!).first().waitFor();
-        await page.waitForTimeout(200); // let the view settle before its picture
+        // Settled before its picture: the app has rendered the view and the browser painted it twice since.
+        await page.evaluate(async () => {
+          await (document.querySelector('pd-app') as HTMLElement & { updateComplete: Promise<unknown> }).updateComplete;
+          await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+        });
         // A view opens at its top (a task's header, not the end of its journal), whatever was scrolled before.
         expect(await page.evaluate(() => window.scrollY)).toBe(0);
         // Nothing wider than the screen: no sideways scrolling.
