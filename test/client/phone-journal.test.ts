@@ -163,4 +163,51 @@ describe('a phone on a lived-in journal', () => {
     expect(g!.status).toBe('approved');
     await ctx.close();
   });
+
+  it('Activity fits between the header and the bottom bar too, and scrolled up offers "↓ N new" above the bar, which goes back to the newest', async () => {
+    const { writer } = await runningTask(t.db.sql, project, 'Say more while the person reads');
+    const ctx = await t.browser.newContext(PHONE);
+    await ctx.addInitScript((p) => localStorage.setItem('pd.project', p), project);
+    const { page } = await open(ctx, `${t.url}/#/activity`);
+    const activity = (page: Page) =>
+      page.evaluate(() => {
+        const app = document.querySelector('pd-app')!.shadowRoot!;
+        const feed = app.querySelector('pd-activity')?.shadowRoot?.querySelector('pd-feed') as (HTMLElement & { items: { seq: number }[] }) | null;
+        const header = app.querySelector('header')!.getBoundingClientRect();
+        const bar = app.querySelector('nav.bottom')!.getBoundingClientRect();
+        const list = feed?.querySelector('lit-virtualizer')?.getBoundingClientRect();
+        const jump = feed?.querySelector('[data-testid=jump-new]')?.getBoundingClientRect();
+        const newest = feed?.items.at(-1)?.seq;
+        const row = [...(feed?.querySelectorAll<HTMLElement>('[data-seq]') ?? [])].find((l) => Number(l.dataset.seq) === newest)?.getBoundingClientRect();
+        return {
+          count: feed?.items.length ?? 0,
+          newest: newest ?? 0,
+          fits: !!list && list.top >= header.bottom - 1 && list.bottom <= bar.top + 1,
+          onScreen: !!row && row.top >= header.bottom - 1 && row.bottom <= bar.top + 1,
+          jump: jump ? { text: feed!.querySelector('[data-testid=jump-new]')!.textContent!.trim(), above: jump.bottom <= bar.top + 1 && jump.top >= header.bottom - 1 } : null,
+        };
+      });
+    await expect.poll(async () => (await activity(page)).count, { timeout: 30_000, message: 'Activity shows rows' }).toBeGreaterThan(20);
+    await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
+    await expect.poll(async () => (await activity(page)).onScreen, { timeout: 30_000, message: 'the newest row is on screen' }).toBe(true);
+    expect((await activity(page)).fits).toBe(true);
+
+    // The person scrolls up to read; more output meanwhile is offered, not forced on them.
+    const list = page.locator('pd-activity pd-feed lit-virtualizer');
+    await list.hover();
+    await page.mouse.wheel(0, -1500);
+    const before = (await activity(page)).newest;
+    for (let i = 0; i < 20; i++) writer.push(Buffer.from(line(100_000 + i)));
+    await writer.flush();
+    await expect.poll(async () => (await activity(page)).jump?.text ?? '', { timeout: 30_000, message: '↓ N new is offered' }).toMatch(/^↓ \d+ new$/);
+    const offered = await activity(page);
+    expect(offered.jump!.above).toBe(true);
+    expect(offered.onScreen).toBe(false);
+    expect(offered.newest).toBeGreaterThan(before);
+    await shot(page, 'phone-activity-new');
+    await page.getByTestId('jump-new').click();
+    await expect.poll(async () => (await activity(page)).onScreen, { timeout: 30_000, message: 'back at the newest row' }).toBe(true);
+    expect((await activity(page)).jump).toBeNull();
+    await ctx.close();
+  });
 });
