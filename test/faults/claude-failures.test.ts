@@ -39,6 +39,20 @@ describe('Claude Code failure modes', () => {
     expect((last.payload.text as string).length).toBeGreaterThan(65536);
   });
 
+  it('a line type the journal does not know (a newer CLI) is kept as its own row, in place, and the run ends as it would', async () => {
+    const loop = await startLoop({ scenarios, wrapper: 'claude-novel-lines' });
+    const taskId = await loop.submit(await loop.project('novel lines'), 'Answer briefly.');
+    await loop.waitTask(taskId, 'success');
+    const lines = await loop.db.sql<{ event_type: string; line_no: number; payload: Record<string, unknown> }[]>`
+      select e.event_type, e.line_no, e.payload from dispatch.events e join dispatch.sessions s on s.id = e.session_id
+       where e.task_id = ${taskId} and s.role = 'worker' and e.line_no is not null and e.event_type <> 'claude.stream_event' order by e.seq`;
+    expect(lines.slice(0, 3).map((e) => e.event_type)).toEqual(['claude.unknown', 'claude.init', 'claude.unknown']);
+    expect(lines[0]!.payload).toEqual({ type: 'session_forecast', forecast: { tokens: 42 }, note: 'printed before init' });
+    expect(lines[2]!.payload).toMatchObject({ type: 'tool_progress', percent: 50 });
+    expect(lines.map((e) => e.line_no)).toEqual([...lines.map((e) => e.line_no)].sort((a, b) => a - b));
+    expect(lines.at(-1)!.event_type).toBe('claude.result');
+  });
+
   it('a hang after a tool result becomes a visible stall, and cancel ends it', async () => {
     const loop = await startLoop({ scenarios, env: { STALL_SECONDS: '1' } });
     const taskId = await loop.submit(await loop.project('hang after tool', { allowed_tools: ['Bash'] }), 'Run then hang, please.');
