@@ -8,6 +8,8 @@ export interface JobContext extends RunnerContext {
   config: Config;
   /** Where processes reach the dispatch MCP server. */
   mcpUrl: string;
+  /** The environment the runner hands its children (the substrate's, and a project's check). */
+  childEnv: NodeJS.ProcessEnv;
 }
 
 export const taskPayload = z.object({ task_id: z.string().uuid() });

@@ -62,6 +62,7 @@ export async function startRunner(opts: RunnerOptions): Promise<StartedRunner> {
     substrate: claudeCode(opts.childEnv ?? process.env),
     config,
     mcpUrl: mcpUrl(config),
+    childEnv: opts.childEnv ?? process.env,
   };
 
   await sql`insert into dispatch.runners (id, host, pid) values (${id}, ${host}, ${process.pid})`;

@@ -59,8 +59,8 @@ async function projectId(sql: Sql, name: string | undefined): Promise<string> {
   throw new Error('several projects exist: name one with --project');
 }
 
-const decide = (action: 'merge' | 'discard'): Command['run'] => async (c, [id]) => {
-  const r = await decideChange(c.sql(), action, id!);
+const decide = (action: 'merge' | 'discard'): Command['run'] => async (c, [id, ...flags]) => {
+  const r = await decideChange(c.sql(), action, id!, { force: flags.includes('--force') });
   if (r.outcome === 'queued') return c.print(`${action} queued (job ${r.job!.id})`);
   c.print(`${action} refused (${r.outcome}): ${r.message ?? ''}`);
   return 1;
@@ -180,7 +180,7 @@ export const COMMANDS: Command[] = [
     },
   },
   {
-    words: ['task', 'merge'], args: 'TASK_ID', summary: "merge the task's branch into its project's base (queues the job)", minArgs: 1,
+    words: ['task', 'merge'], args: 'TASK_ID [--force]', summary: "merge the task's branch into its project's base (queues the job); --force past a failed check", minArgs: 1,
     run: decide('merge'),
   },
   {

@@ -32,7 +32,22 @@ const fields = {
   repo: z.string().min(1).max(4096).optional(),
   /** The branch worktrees start from and merges go into (default: the repository's current branch). */
   base: z.string().min(1).max(255).optional(),
+  /** The project's own check, run by the system after every worker that exits clean (docs/execution-loop.md). */
+  verify: z
+    .object({
+      /** An argument array, never through a shell of ours (`["sh", "-c", "…"]` when a shell is wanted). */
+      command: z.array(z.string().min(1, 'an argument is never empty')).min(1, 'name at least the program').max(100),
+      /** Killed (its whole process group) after this many seconds (default 600). */
+      timeout_s: z.number().int().min(1).max(86_400).optional(),
+      /** How many times a failing check goes back to the worker before the task ends failed (default 2). */
+      max_fix_attempts: z.number().int().min(0).max(10).optional(),
+    })
+    .strict()
+    .optional(),
 };
+
+/** The check's defaults. */
+export const VERIFY_DEFAULTS = { timeout_s: 600, max_fix_attempts: 2 } as const;
 
 /** The config as a client may send it: unknown keys are refused. */
 export const ProjectConfigInput = z.object(fields).strict().openapi('ProjectConfigInput');

@@ -22,5 +22,12 @@ export const ProjectConfigSchema = v.looseObject({
   ),
   repo: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(4096))),
   base: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(255))),
+  verify: v.optional(
+    v.strictObject({
+      command: v.pipe(v.array(name), v.minLength(1), v.maxLength(100)),
+      timeout_s: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(86_400))),
+      max_fix_attempts: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(10))),
+    }),
+  ),
 });
 export type ProjectConfig = v.InferOutput<typeof ProjectConfigSchema>;

@@ -54,7 +54,9 @@ export async function listWorkspaces(
 
 /** What dispatch.merge_task / discard_task answered: queued with its job, or why not. */
 export interface DecisionOutcome {
-  outcome: 'queued' | 'conflict' | 'no_workspace' | 'busy' | 'decided' | 'empty';
+  outcome: 'queued' | 'conflict' | 'no_workspace' | 'busy' | 'decided' | 'empty' | 'not_verified';
+  /** The last check's verdict (not_verified; null when it never ran). */
+  verify?: Record<string, unknown> | null;
   action?: Decision['action'];
   job?: Decision['job'];
   message?: string;
@@ -65,9 +67,9 @@ export interface DecisionOutcome {
 }
 
 /** Merges or discards the task's change: queues the job, or says why not. */
-export async function decideChange(sql: Sql, action: 'merge' | 'discard', taskId: string): Promise<DecisionOutcome> {
+export async function decideChange(sql: Sql, action: 'merge' | 'discard', taskId: string, o: { force?: boolean } = {}): Promise<DecisionOutcome> {
   const [row] = await sql<{ r: DecisionOutcome }[]>`
-    select ${sql.unsafe(action === 'merge' ? 'dispatch.merge_task' : 'dispatch.discard_task')}(${taskId}) as r`;
+    select ${action === 'merge' ? sql`dispatch.merge_task(${taskId}, ${o.force ?? false})` : sql`dispatch.discard_task(${taskId})`} as r`;
   return row!.r;
 }
 

@@ -10,6 +10,7 @@ import { IdParam } from '../schemas.ts';
 import { inspectRepo, RepoError } from '../../core/git/repo.ts';
 import type { ProjectConfig } from '../../core/contracts/project-config.ts';
 import { WorkdirError, workdirProblem } from '../../core/workdir.ts';
+import { programFound } from '../../core/program.ts';
 
 /**
  * A config naming a working directory or a repo: checked now (4xx when unusable, nothing created),
@@ -19,6 +20,14 @@ async function checkedConfig(config: ProjectConfig | undefined, gitBin: string |
   if (config?.cwd !== undefined) {
     const problem = workdirProblem(config.cwd);
     if (problem) throw new AppError(400, 'invalid_cwd', `config.cwd: ${new WorkdirError(config.cwd, problem).message}`, { field: 'config.cwd', problem });
+  }
+  if (config?.verify) {
+    // Looked up on the PATH this process hands its runner's children; a relative path with a
+    // slash (./check.sh) lives in the worktree, so it is the check's own run that finds it.
+    const program = config.verify.command[0]!;
+    if (!programFound(program, process.env.PATH)) {
+      throw new AppError(400, 'invalid_verify', `config.verify.command: no program ${JSON.stringify(program)} on the PATH`, { field: 'config.verify.command' });
+    }
   }
   if (!config?.repo) {
     if (config?.base) throw new AppError(400, 'invalid_input', 'config.base needs config.repo');

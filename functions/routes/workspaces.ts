@@ -22,14 +22,21 @@ const REFUSALS: Record<string, string> = {
   busy: 'workspace_busy',
   decided: 'already_decided',
   empty: 'empty_change',
+  not_verified: 'not_verified',
 };
 
-async function decide(sql: Sql, action: 'merge' | 'discard', id: string): Promise<Decision> {
+/** POST /api/tasks/:id/merge: `force` merges although the project's check failed or never ran (journalled). */
+const MergeBody = z.object({ force: z.boolean().optional() }).strict();
+
+async function decide(sql: Sql, action: 'merge' | 'discard', id: string, force = false): Promise<Decision> {
   if (!(await exists(sql, 'tasks', id))) throw new AppError(404, 'not_found', `no task ${id}`);
-  const r = await decideChange(sql, action, id);
+  const r = await decideChange(sql, action, id, { force });
   if (r.outcome === 'queued') return { task_id: id, action: r.action!, job: r.job! };
   const code = REFUSALS[String(r.outcome)] ?? 'conflict';
-  const details = r.outcome === 'conflict' ? { files: r.files, branch: r.branch, base: r.base, resolve: `/api/tasks/${id}/resolve` } : { state: r.state };
+  const details =
+    r.outcome === 'conflict' ? { files: r.files, branch: r.branch, base: r.base, resolve: `/api/tasks/${id}/resolve` }
+    : r.outcome === 'not_verified' ? { verify: r.verify ?? null, force: 'send {"force": true} to merge anyway' }
+    : { state: r.state };
   throw new AppError(409, code, String(r.message), details);
 }
 
@@ -71,10 +78,15 @@ export function workspaceRoutes() {
       createRoute({
         method: 'post',
         path: '/tasks/{id}/merge',
-        request: { params: IdParam },
+        request: { params: IdParam, body: { content: { 'application/json': { schema: MergeBody } }, required: false } },
         responses: { 202: json(DecisionSchema, 'the merge job is queued'), ...errors },
       }),
-      async (c) => c.json(await decide(c.var.deps.sql, 'merge', c.req.valid('param').id), 202),
+      async (c) => {
+        // The body is optional: a bare POST merges as before (and is refused while unverified).
+        const body = c.req.header('content-type') ? MergeBody.safeParse(await c.req.json().catch(() => null)) : { success: true as const, data: {} };
+        if (!body.success) throw new AppError(400, 'invalid_input', `body: ${body.error.issues.map((i) => `${i.path.join('.') || 'force'}: ${i.message}`).join('; ')}`, { field: 'force' });
+        return c.json(await decide(c.var.deps.sql, 'merge', c.req.valid('param').id, body.data.force ?? false), 202);
+      },
     )
     .openapi(
       createRoute({

@@ -16,6 +16,8 @@ import { resumeWorker } from './resume_worker.ts';
 import { spawnWorker } from './spawn_worker.ts';
 import { sweepSessions } from './sweep_sessions.ts';
 import { validateHandoffJob } from './validate_handoff.ts';
+import { verifyTask } from './verify_task.ts';
+import { continueWorker } from './continue_worker.ts';
 
 export { JOB_NAMES, SESSION_JOBS, type JobName, type SessionJobName } from './names.ts';
 
@@ -35,6 +37,8 @@ export function taskList(ctx: JobContext): TaskList {
     discard_workspace: discardWorkspaceJob(ctx),
     prune_workspaces: pruneWorkspacesJob(ctx),
     expire_gates: expireGates(ctx),
+    verify_task: verifyTask(ctx),
+    continue_worker: hostBound(ctx, 'continue_worker', continueWorker(ctx)),
   };
   // Jobs handed to this host (`spawn_worker@<RUNNER_HOST_ID>`, …): only runners here take them.
   return { ...list, ...hostTasks(ctx, list) };

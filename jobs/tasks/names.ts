@@ -14,11 +14,13 @@ export const JOB_NAMES = [
   'discard_workspace',
   'prune_workspaces',
   'expire_gates',
+  'verify_task',
+  'continue_worker',
 ] as const;
 
 export type JobName = (typeof JOB_NAMES)[number];
 
 /** The jobs whose runs supervise a session, and so may be bound to a host (`<name>@<host>`). */
-export const SESSION_JOBS = ['spawn_worker', 'extract_handoff', 'orchestrator_turn', 'resume_worker'] as const satisfies readonly JobName[];
+export const SESSION_JOBS = ['spawn_worker', 'extract_handoff', 'orchestrator_turn', 'resume_worker', 'continue_worker'] as const satisfies readonly JobName[];
 
 export type SessionJobName = (typeof SESSION_JOBS)[number];

@@ -77,7 +77,7 @@ export async function runOrAdopt(
   }
   const [cause] = await ctx.sql<{ event_id: string }[]>`
     select event_id from dispatch.events
-     where task_id = ${task.id} and event_type in ('task.submitted', 'policy.decision', 'session.exited')
+     where task_id = ${task.id} and event_type in ('task.submitted', 'policy.decision', 'session.exited', 'worker.resume_requested')
      order by seq desc limit 1`;
   const spec = { sessionId, projectId: task.project_id, taskId: task.id, role, causeEventId: cause?.event_id ?? null };
   const id = sessionId;

@@ -1,6 +1,6 @@
 // spawn_worker {task_id}: run one one-shot worker for the task's current attempt, journal it, derive
-// its status, then hand over to extract_handoff (success), park the task at its gate (gated), or the
-// return policy (anything else).
+// its status, then hand over to the project's check (verify_task, success with config.verify) or
+// extract_handoff (success), park the task at its gate (gated), or the return policy (anything else).
 import type { Task } from 'graphile-worker';
 import type { Status } from '../../core/contracts/status.ts';
 import { taskPayload, type JobContext } from '../context.ts';
@@ -59,6 +59,15 @@ export async function afterWorker(ctx: JobContext, taskId: string, status: Statu
   if (projectConfig(task).repo && status !== 'gated') await finishWorkspace(ctx, task);
   if (task.cancel_requested_at) {
     await endNotClean(ctx, taskId, 'cancelled', status === 'cancelled' ? reason : `cancel requested; the worker ended ${status}`);
+    return;
+  }
+  if (status === 'success' && projectConfig(task).verify) {
+    // The project's own check decides whether the work is done, before any handoff is extracted.
+    await ctx.sql.begin(async (tx) => {
+      await tx`select dispatch.set_task_status(${taskId}, 'running', 'worker finished; running the check')`;
+      await tx`select graphile_worker.add_job('verify_task', ${tx.json({ task_id: taskId })}::json,
+                 job_key := ${`verify_task:${taskId}:${task.attempt}`}, max_attempts := 25)`;
+    });
     return;
   }
   if (status === 'success') {

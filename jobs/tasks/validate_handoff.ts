@@ -5,6 +5,7 @@ import type { Task } from 'graphile-worker';
 import { taskPayload, type JobContext } from '../context.ts';
 import { loadContract, validateHandoff } from '../handoff-contract.ts';
 import { workspaceArtifacts } from '../workspace/worktree.ts';
+import { evidenceFor } from '../verify/evidence.ts';
 import { endNotClean, lastResult, latestSession, loadTask } from './shared.ts';
 
 export function validateHandoffJob(ctx: JobContext): Task {
@@ -30,10 +31,10 @@ export function validateHandoffJob(ctx: JobContext): Task {
 
     // The attempt's branch and head commit travel with the handoff (its workspace, if any).
     const extra = await workspaceArtifacts(ctx, task);
-    if (extra.length) {
-      const h = verdict.handoff as Record<string, unknown>;
-      h.artifacts = [...(Array.isArray(h.artifacts) ? h.artifacts : []), ...extra];
-    }
+    const h = verdict.handoff as Record<string, unknown>;
+    // Evidence is the system's, from the journal: whatever the extractor put under that key goes.
+    h.evidence = await evidenceFor(ctx.sql, task_id, task.attempt, h.artifacts);
+    if (extra.length) h.artifacts = [...(Array.isArray(h.artifacts) ? h.artifacts : []), ...extra];
     await ctx.sql.begin(async (tx) => {
       await tx`select set_config('dispatch.handoff_gate', 'validated', true)`;
       const [h] = await tx<{ event_id: string }[]>`

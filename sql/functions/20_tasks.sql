@@ -140,7 +140,7 @@ begin
   if not found then
     raise exception 'no task %', apply_return_policy.task_id using errcode = 'P0002';
   end if;
-  select * into p from dispatch.return_policies rp where rp.status = t.status;
+  select * into p from dispatch.return_policies rp where rp.status = t.status and rp.cause = 'exit';
   if not found then
     perform dispatch.wake_if_waiting(t.project_id);
     return 'none'; -- success and the live statuses have no policy

@@ -133,12 +133,18 @@ begin
 end $$;
 
 -- Merge the task's branch into base: queues the merge_workspace job (202), or answers with the
--- files that conflict with base at the last check (409). Journals the request with the job.
-create or replace function dispatch.merge_task(task_id uuid) returns jsonb
+-- files that conflict with base at the last check (409). Journals the request with the job. A
+-- project with a check (config.verify) merges only a task whose last check passed: otherwise the
+-- answer is not_verified with that check's verdict (null: it never ran), unless `force` — a
+-- person's choice, journalled on the merge request with the verdict it overrode.
+create or replace function dispatch.merge_task(task_id uuid, force boolean default false) returns jsonb
   language plpgsql volatile as $$
 declare
   w dispatch.workspaces;
   no jsonb;
+  has_check boolean;
+  verdict jsonb;
+  detail jsonb;
 begin
   if not exists (select 1 from dispatch.tasks t where t.id = merge_task.task_id) then
     raise exception 'no task %', merge_task.task_id using errcode = 'P0002';
@@ -157,11 +163,27 @@ begin
                               'message', format('%s conflicts with %s in %s; Resolve starts a task on the branch to fix it',
                                                 w.branch, w.base, (select string_agg(f, ', ') from jsonb_array_elements_text(w.conflicts) f)));
   end if;
-  return dispatch.queue_workspace_decision(w, 'merge', jsonb_build_object('base', w.base));
+  detail := jsonb_build_object('base', w.base);
+  select p.config ? 'verify' into has_check from dispatch.projects p where p.id = w.project_id;
+  if has_check then
+    verdict := dispatch.last_check(w.task_id);
+    if verdict is null or not coalesce((verdict ->> 'passed')::boolean, false) then
+      if not coalesce(merge_task.force, false) then
+        return jsonb_build_object('outcome', 'not_verified', 'task_id', w.task_id, 'verify', verdict,
+                                  'message', case when verdict is null then 'the project has a check and it never ran for this task'
+                                                  else format('the last check failed (%s); merge with force to override',
+                                                              coalesce('exit ' || (verdict ->> 'exit_code'), verdict ->> 'reason', 'no exit code')) end);
+      end if;
+      detail := detail || jsonb_build_object('forced', true, 'verify', verdict);
+    else
+      detail := detail || jsonb_build_object('verify', verdict - 'output_tail');
+    end if;
+  end if;
+  return dispatch.queue_workspace_decision(w, 'merge', detail);
 end $$;
 
-comment on function dispatch.merge_task(uuid) is
-  'Queues merge_workspace for the task''s change (outcome queued, with the job), or answers conflict with the files, or why it cannot be decided.';
+comment on function dispatch.merge_task(uuid, boolean) is
+  'Queues merge_workspace for the task''s change (outcome queued, with the job), or answers conflict with the files, not_verified with the last check, or why it cannot be decided. force overrides a missing or failed check (journalled).';
 
 -- Discard the task's change: queues discard_workspace (the worktree and branch go; the patch stays
 -- in the journal).

@@ -14,7 +14,7 @@ begin
   select * into s from dispatch.sessions ss where ss.id = rate_limited.session_id;
   if t is null then
     select now() + make_interval(secs => coalesce(max(p.delay_seconds), 300)) into t
-      from dispatch.return_policies p where p.status = 'rate_limited';
+      from dispatch.return_policies p where p.status = 'rate_limited' and p.cause = 'exit';
   end if;
   update dispatch.quota qq
      set limited_until = t, reason = rate_limited.reason, session_id = s.id, updated_at = now()
