@@ -13,6 +13,7 @@ import { taskRowsOf } from '../store/selectors.ts';
 import './pd-diff.ts';
 import './pd-usage-breakdown.ts';
 import './pd-feed.ts';
+import './pd-check.ts';
 import './pd-journal-line.ts';
 import './pd-journal-start.ts';
 import './pd-status.ts';
@@ -136,6 +137,8 @@ export class PdTaskDetail extends LitElement {
         ${TERMINAL.has(t.status) ? nothing : html`<button @click=${() => this.cancel(t.id)} aria-label=${this._confirming ? 'confirm: cancel this task' : 'cancel this task'} data-testid="cancel">${this._confirming ? 'Tap again to cancel' : 'Cancel'}</button>`}
         <h2>${t.brief}</h2>
         ${t.status_reason ? html`<div class="reason">${t.status_reason}</div>` : nothing}
+        <pd-check .task=${t.id} ?configured=${Boolean((store.projects.get(t.project_id)?.config as { verify?: unknown } | undefined)?.verify)}
+          .reason=${t.status_reason} .version=${`${t.status}:${t.attempt}:${t.status_reason ?? ''}`}></pd-check>
       </header>
       ${h
         ? html`<section data-testid="handoff"><h3>Handoff</h3><dl>
