@@ -83,9 +83,15 @@ class Workspaces extends EventTarget {
     return w;
   }
 
-  /** Merge or discard: resolves when the job is queued; a refusal (409) comes back as a Refusal. */
-  async decide(taskId: string, action: 'merge' | 'discard'): Promise<Refusal | null> {
-    const res = await fetch(`/api/tasks/${taskId}/${action}`, { method: 'POST', headers: authHeaders() });
+  /**
+   * Merge or discard: resolves when the job is queued; a refusal (409) comes back as a Refusal.
+   * `force` merges although the project's check failed or never ran (a person's choice, journalled).
+   */
+  async decide(taskId: string, action: 'merge' | 'discard', o: { force?: boolean } = {}): Promise<Refusal | null> {
+    const init: RequestInit = o.force
+      ? { method: 'POST', headers: { ...authHeaders(), 'content-type': 'application/json' }, body: JSON.stringify({ force: true }) }
+      : { method: 'POST', headers: authHeaders() };
+    const res = await fetch(`/api/tasks/${taskId}/${action}`, init);
     const body: unknown = await res.json().catch(() => null);
     if (res.status === 202 && v.is(DecisionSchema, body)) {
       await this.load(taskId);

@@ -1,7 +1,8 @@
 // A task's change, readable on a phone: branch → base and its state, the files with their +/-
 // counts (a tap jumps to the file), the patch as inert text — virtualised, so a 512 KiB patch
 // scrolls as smoothly as a small one — and the decisions: Merge, Discard, Continue, and Resolve
-// when the change conflicts with base. Its state lives in client/src/workspaces.ts.
+// when the change conflicts with base (Merge anyway when the project's check refused it: not_verified).
+// Its state lives in client/src/workspaces.ts.
 import '@lit-labs/virtualizer';
 import { flow } from '@lit-labs/virtualizer/layouts/flow.js';
 import type { LitVirtualizer } from '@lit-labs/virtualizer/LitVirtualizer.js';
@@ -133,11 +134,11 @@ export class PdDiff extends LitElement {
     void this.decide('discard');
   }
 
-  private async decide(action: 'merge' | 'discard'): Promise<void> {
+  private async decide(action: 'merge' | 'discard', force = false): Promise<void> {
     this._busy = true;
     this._refusal = null;
     try {
-      this._refusal = await workspaces.decide(this.task, action);
+      this._refusal = await workspaces.decide(this.task, action, { force });
     } catch (err) {
       this._refusal = { code: 'error', message: (err as Error).message, files: [] };
     } finally {
@@ -196,6 +197,8 @@ export class PdDiff extends LitElement {
       ${decidable
         ? html`<div class="actions">
             ${w.state === 'ready' ? html`<button class="primary" data-action="merge" ?disabled=${this._busy} @click=${() => void this.decide('merge')}>Merge into ${w.base}</button>` : nothing}
+            ${w.state === 'ready' && this._refusal?.code === 'not_verified'
+              ? html`<button data-action="force-merge" ?disabled=${this._busy} @click=${() => void this.decide('merge', true)}>Merge anyway</button>` : nothing}
             ${conflicts.length ? html`<button data-action="resolve" ?disabled=${this._busy} @click=${() => void this.follow({ resolve: true })}>Resolve</button>` : nothing}
             <button data-action="continue" ?disabled=${this._busy} @click=${() => (this._continuing = true)}>Continue</button>
             <button data-action="discard" ?disabled=${this._busy} @click=${() => this.discard()}

@@ -1,5 +1,6 @@
-// Create a project, or edit one: name, working directory or git repository, mode, allowed tools
-// and model, checked with the client side of the config contract before sending and by the
+// Create a project, or edit one: name, working directory or git repository, mode, allowed tools,
+// model and the project's check (config.verify: a command line read as its words, its timeout and
+// how many fixes a failing check gets), checked with the client side of the config contract before sending and by the
 // server after (its 4xx message is shown next to the form, the input kept).
 import * as v from 'valibot';
 import { LitElement, css, html, nothing } from 'lit';
@@ -8,6 +9,7 @@ import { api, ApiError } from '../api.ts';
 import { fire } from '../events.ts';
 import { ProjectConfigSchema, ProjectSchema } from '../schemas.ts';
 import { store } from '../store.ts';
+import { textOf, wordsOf } from '../command-words.ts';
 
 const NameSchema = v.pipe(v.string(), v.trim(), v.minLength(1, 'a name is needed'), v.maxLength(200, 'at most 200 characters'));
 const ToolSchema = v.pipe(v.string(), v.regex(/^[A-Za-z0-9_*().:\-\s/]+$/, 'tool names are letters, digits and _ * ( ) . : - /'));
@@ -52,6 +54,12 @@ export class PdProjectForm extends LitElement {
       <label>Allowed tools <span class="hint">comma-separated, e.g. Bash, Read, Edit; empty: none</span>
         <input name="allowed_tools" .value=${(c.allowed_tools ?? []).join(', ')} autocomplete="off" /></label>
       <label>Model <span class="hint">optional, e.g. sonnet</span><input name="model" .value=${c.model ?? ''} autocomplete="off" /></label>
+      <label>Check <span class="hint">optional: the command that says the work is done, run after every worker, e.g. npm test (words split on spaces, "quoted words" kept whole; sh -c "…" for a shell)</span>
+        <input name="verify" .value=${c.verify ? textOf(c.verify.command) : ''} autocomplete="off" spellcheck="false" /></label>
+      <div class="row">
+        <label>Check timeout (s) <input name="verify_timeout" type="number" inputmode="numeric" min="1" .value=${String(c.verify?.timeout_s ?? '')} placeholder="600" /></label>
+        <label>Fixes allowed <input name="verify_fixes" type="number" inputmode="numeric" min="0" max="10" .value=${String(c.verify?.max_fix_attempts ?? '')} placeholder="2" /></label>
+      </div>
       ${this._error ? html`<p class="error" role="alert" data-testid="project-error">${this._error}</p>` : nothing}
       <div class="row">
         <button type="submit" ?disabled=${this._busy}>${p ? 'Save' : 'Create project'}</button>
@@ -76,6 +84,21 @@ export class PdProjectForm extends LitElement {
     for (const k of ['cwd', 'repo', 'model'] as const) {
       if (text(k)) config[k] = text(k);
       else delete config[k];
+    }
+    if (text('verify')) {
+      let command: string[];
+      try {
+        command = wordsOf(text('verify'));
+      } catch (err) {
+        return void (this._error = `Check: ${(err as Error).message}`);
+      }
+      const verify: Record<string, unknown> = { command };
+      for (const [k, field] of [['verify_timeout', 'timeout_s'], ['verify_fixes', 'max_fix_attempts']] as const) {
+        if (text(k)) verify[field] = Number(text(k));
+      }
+      config.verify = verify;
+    } else {
+      delete config.verify;
     }
     const checked = v.safeParse(ProjectConfigSchema, config);
     if (!checked.success) return void (this._error = `Config: ${checked.issues[0].message}`);
