@@ -2,7 +2,7 @@
 // then writes them all to test-output/bench.json. Nothing here asserts a speed; tests never do.
 //   BENCH_ROWS     journal rows for the reads-at-scale figures (default 1000000; 10000000 for the full run)
 //   BENCH_FANOUT   comma-separated SSE client counts (default 1000,5000)
-//   BENCH_ONLY     comma-separated sections (ingest,realistic,latency,overhead,trellis,fanout,reads,usage,workspaces,client,chat)
+//   BENCH_ONLY     comma-separated sections (ingest,realistic,latency,overhead,verify,trellis,fanout,reads,usage,workspaces,client,chat)
 //   BENCH_INGEST_LINES  lines for the realistic ingest run (default 100000)
 //   BENCH_READS_REUSE   keep pd_bench_reads from an earlier run, adding only the missing rows
 //   DATABASE_URL   use that Postgres instead of a fresh embedded one
@@ -29,6 +29,7 @@ import { fillJournal } from './journal-fill.ts';
 import { trellisBench } from './trellis.ts';
 import { benchUsage } from './usage.ts';
 import { workspacesBench } from './workspaces.ts';
+import { verifyBench } from './verify.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const FIREHOSE = path.join(root, 'test/fakes/firehose.mjs');
@@ -483,13 +484,14 @@ async function main(): Promise<void> {
   fs.chmodSync(tmp, 0o755);
   const pg = process.env.DATABASE_URL ? null : await startEmbeddedPostgres({ dataDir: path.join(tmp, 'pg') });
   const adminUrl = process.env.DATABASE_URL ?? pg!.url;
-  const only = new Set((process.env.BENCH_ONLY ?? 'ingest,realistic,latency,overhead,trellis,fanout,reads,usage,workspaces,client,chat').split(','));
+  const only = new Set((process.env.BENCH_ONLY ?? 'ingest,realistic,latency,overhead,verify,trellis,fanout,reads,usage,workspaces,client,chat').split(','));
   try {
     const a = await freshDb(adminUrl, 'pd_bench_ingest');
     if (only.has('ingest')) await ingest(a.sql, a.url, path.join(tmp, 'data'));
     if (only.has('realistic')) await ingestRealistic(a.sql, a.url, path.join(tmp, 'data'), print);
     if (only.has('latency')) await latency(a.sql, a.url, path.join(tmp, 'data'));
     if (only.has('overhead')) await overhead(a.sql, a.url, path.join(tmp, 'data'), pg ? tmp : null);
+    if (only.has('verify')) await verifyBench(a.sql, a.url, path.join(tmp, 'data'), print, FIREHOSE);
     if (only.has('workspaces')) await workspacesBench(a.sql, path.join(tmp, 'data'), print);
     await a.sql.end();
     if (only.has('trellis')) await trellisBench(print);
