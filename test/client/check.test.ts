@@ -15,7 +15,7 @@ const handoff = (marker: string): Scenario['conversations'][number] => ({
   match: marker,
   steps: [text(JSON.stringify({ goal: 'g', current_state: 'done', ruled_out: [] }))],
 });
-const xss = '<img src=x onerror="window.__xss=1">';
+const xss = '<img src=x onerror=window.__xss=1>';
 const scenarios: Scenario[] = [
   {
     name: 'phone-check',
@@ -62,7 +62,7 @@ describe('the check of a task on a phone', () => {
     await page.locator('select#project').selectOption(p);
     await page.getByTestId('project-settings').click();
     const form = page.locator('pd-project-form');
-    await form.getByLabel('Check', { exact: false }).first().fill(`sh -c "test -f done.txt || { echo 'CHECK-OUTPUT ${xss}'; exit 3; }"`);
+    await form.locator('input[name=verify]').fill(`sh -c "test -f done.txt || { echo 'CHECK-OUTPUT ${xss}'; exit 3; }"`);
     await form.getByLabel('Check timeout (s)').fill('30');
     await form.getByLabel('Fixes allowed').fill('2');
     await form.getByRole('button', { name: 'Save' }).click();
@@ -71,7 +71,7 @@ describe('the check of a task on a phone', () => {
     expect(row!.config.verify).toEqual({ command: ['sh', '-c', `test -f done.txt || { echo 'CHECK-OUTPUT ${xss}'; exit 3; }`], timeout_s: 30, max_fix_attempts: 2 });
     // Opened again, the form shows the check as it was typed.
     await page.getByTestId('project-settings').click();
-    expect(await form.getByLabel('Check', { exact: false }).first().inputValue()).toBe(`sh -c "test -f done.txt || { echo 'CHECK-OUTPUT ${xss}'; exit 3; }"`);
+    expect(await form.locator('input[name=verify]').inputValue()).toBe(`sh -c "test -f done.txt || { echo 'CHECK-OUTPUT ${xss}'; exit 3; }"`);
     await form.getByRole('button', { name: 'Close' }).click();
 
     // A worker that claims success without the work: sent back, fixes it, passes.
