@@ -53,7 +53,9 @@ async function check(ctx: JobContext, task: TaskRow, command: string[], timeoutM
 
   const live = { sessionId: task.id, taskId: task.id, terminate: () => stopper.abort() };
   const stopper = new AbortController();
-  abort.addEventListener('abort', () => stopper.abort(), { once: true });
+  // The runner's signal outlives this job: the listener goes with it (or every check would leave one).
+  const onAbort = () => stopper.abort();
+  abort.addEventListener('abort', onAbort, { once: true });
   ctx.live.set(task.id, live);
   try {
     const verdict = await runCheck({
@@ -77,6 +79,7 @@ async function check(ctx: JobContext, task: TaskRow, command: string[], timeoutM
     }
     throw err; // the runner is stopping: the job runs again on the next one
   } finally {
+    abort.removeEventListener('abort', onAbort);
     if (ctx.live.get(task.id) === live) ctx.live.delete(task.id);
   }
 }
