@@ -96,6 +96,8 @@ describe('the check of a task on a phone', () => {
     expect(await output.innerText()).toContain(`CHECK-OUTPUT ${xss}`);
     expect(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss)).toBeUndefined();
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    // It is a person's to look at: Needs you counts it.
+    await page.locator('[data-chip=needs-you]').filter({ hasText: '1 needs you' }).waitFor({ timeout: 15_000 });
     await shot(page, 'phone-check-stuck');
 
     // Merge waits for green: refused with the reason, then Merge anyway (journalled as forced).

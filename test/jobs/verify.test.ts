@@ -1,7 +1,7 @@
 // The project's own check with the real CLI and the scripted model on a real repository: a worker
 // that claims success without the work is sent back with the check's output and fixes it; a worker
-// that "fixes" nothing ends stuck; a check that hangs is killed at its timeout; merge waits for
-// green unless forced; a project without a check behaves as before.
+// that "fixes" nothing ends stuck (in Needs you); a check that hangs is killed at its timeout (in
+// Needs you); merge waits for green unless forced; a project without a check behaves as before.
 import fs from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -52,6 +52,12 @@ beforeAll(async () => {
 const tools = ['Write', 'Edit', 'Read', 'Bash'];
 const project = (name: string, verify?: Record<string, unknown>) => loop.project(name, { repo: repo.dir, allowed_tools: tools, ...(verify ? { verify } : {}) });
 const ofType = async (taskId: string, type: string) => (await eventsOf(loop.db, taskId)).filter((e) => e.event_type === type).map((e) => e.payload);
+
+/** The task's item in GET /api/needs-you (undefined: it is not there). */
+async function needsYou(taskId: string) {
+  const { items } = (await (await fetch(`${loop.url}/api/needs-you`)).json()) as { items: { task_id: string | null; kind: string; detail: string }[] };
+  return items.find((i) => i.task_id === taskId);
+}
 
 async function merge(taskId: string, body?: unknown) {
   return fetch(`${loop.url}/api/tasks/${taskId}/merge`, {
@@ -106,6 +112,8 @@ describe('a worker whose fix changes nothing', () => {
     const decisions = await ofType(taskId, 'policy.decision');
     expect(decisions.at(-1)).toMatchObject({ cause: 'check', action: 'escalate_user', reason: 'stuck: the fix changed nothing' });
     expect(await ofType(taskId, 'handoff')).toHaveLength(0);
+    // A person's to look at: in Needs you, saying why.
+    expect(await needsYou(taskId)).toMatchObject({ kind: 'task', detail: 'stuck: the fix changed nothing' });
   });
 });
 
@@ -117,6 +125,8 @@ describe('a check that hangs', () => {
     expect(done).toMatchObject({ status: 'failed', status_reason: 'verification failed after 0 fixes', attempt: 1 });
     const [v] = await ofType(taskId, 'verify.finished');
     expect(v).toMatchObject({ passed: false, timed_out: true, reason: 'timed out after 1 s', exit_code: null });
+
+    expect(await needsYou(taskId)).toMatchObject({ kind: 'task', detail: 'verification failed after 0 fixes' });
 
     const refused = await merge(taskId);
     expect(refused.status).toBe(409);
