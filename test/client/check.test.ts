@@ -1,8 +1,9 @@
 // The project's check on a phone (390×844), the real CLI against the scripted model: a task of a
 // project without a check reads "unverified"; the project form adds a check; a worker that claimed
 // success without the work reads "check passed ✓ N s" with its history (attempt 1 failed → attempt 2
-// passed); a worker whose fix changed nothing reads "stuck" with the check's output (inert) one tap
-// away, its Merge is refused as not verified and Merge anyway merges.
+// passed) and its handoff's evidence names the file it claimed but never wrote; a worker whose fix
+// changed nothing reads "stuck" with the check's output (inert) one tap away and is in Needs you,
+// its Merge is refused as not verified and Merge anyway merges.
 import type { Browser, Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Scenario } from '../../fixtures/scripted-model/server.ts';
@@ -11,9 +12,9 @@ import { eventsOf, startLoop, type Loop } from '../helpers/loop.ts';
 import { makeRepo, type TestRepo } from '../helpers/repo.ts';
 
 const text = (t: string) => ({ text: t, chunks: 1, delay_ms: 0 });
-const handoff = (marker: string): Scenario['conversations'][number] => ({
+const handoff = (marker: string, extra: Record<string, unknown> = {}): Scenario['conversations'][number] => ({
   match: marker,
-  steps: [text(JSON.stringify({ goal: 'g', current_state: 'done', ruled_out: [] }))],
+  steps: [text(JSON.stringify({ goal: 'g', current_state: 'done', ruled_out: [], ...extra }))],
 });
 const xss = '<img src=x onerror=window.__xss=1>';
 const scenarios: Scenario[] = [
@@ -22,7 +23,7 @@ const scenarios: Scenario[] = [
     description: '',
     conversations: [
       handoff('PLAIN-DONE'),
-      handoff('FIXED-DONE'),
+      handoff('FIXED-DONE', { artifacts: [{ kind: 'file', ref: 'done.txt' }, { kind: 'file', ref: 'never-written.txt' }] }),
       { match: 'Plain task', steps: [{ tool_use: { name: 'Write', input: { file_path: 'plain.txt', content: 'plain\n' } } }, text('PLAIN-DONE: written.')] },
       {
         match: 'Create the done file',
@@ -81,6 +82,9 @@ describe('the check of a task on a phone', () => {
     await checkLine(page).filter({ hasText: /check passed ✓ \d+ s/ }).waitFor({ timeout: 15_000 });
     expect(await page.locator('pd-check [data-testid=check-history]').innerText()).toBe('attempt 1 failed → attempt 2 passed');
     expect(await page.locator('pd-check [data-testid=check-output]').count()).toBe(0);
+    // The handoff's evidence is the system's: the verdict, the change, a claimed file it lacks.
+    await page.getByTestId('evidence').waitFor({ timeout: 15_000 });
+    expect(await page.getByTestId('evidence').innerText()).toMatch(/^check passed · 1 file \+1 −0\s+claimed, not in the change: never-written\.txt$/);
 
     // A stubborn worker: its fix changes nothing → stuck, the output one tap away, as text.
     const stubborn = await loop.submit(p, 'Stubborn task: create the done file.');
@@ -109,5 +113,5 @@ describe('the check of a task on a phone', () => {
     expect(req).toMatchObject({ forced: true, verify: { passed: false, exit_code: 3 } });
     expect(repo.read('stub.txt')).toBe('stub\n');
     expect(errors.filter((e) => !/status of 409/.test(e))).toEqual([]);
-  }, 180_000);
+  }, 360_000);
 });

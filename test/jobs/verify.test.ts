@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Scenario } from '../../fixtures/scripted-model/server.ts';
+import { orchestratorPrompt, turnInputSchema } from '../../jobs/orchestrator-prompt.ts';
 import { eventsOf, startLoop, type Loop } from '../helpers/loop.ts';
 import { makeRepo, type TestRepo } from '../helpers/repo.ts';
 
@@ -99,6 +100,11 @@ describe('a worker that claims success without the work', () => {
     const res = await fetch(`${loop.url}/api/handoffs?scope=${p}&limit=5`);
     const { handoffs } = (await res.json()) as { handoffs: { payload: Record<string, any> }[] };
     expect(handoffs[0]!.payload.evidence.verify.passed).toBe(true);
+    // The orchestrator's next turn reads it too: its prompt carries the handoff's fields verbatim.
+    const [turn] = await loop.db.sql<{ t: unknown }[]>`select dispatch.claim_orchestrator_turn(${p}) as t`;
+    const prompt = orchestratorPrompt('claims', 'interactive', turnInputSchema.parse(turn!.t), undefined, null);
+    expect(prompt).toContain('"unbacked_claims": [');
+    expect(prompt).toContain('"ref": "never-written.txt"');
   });
 });
 

@@ -1,5 +1,5 @@
-// One task: its status and live duration, its handoff (goal, state, next step, ruled-out
-// approaches), a timeline of its sessions and its journal — virtualised, newest at the bottom and
+// One task: its status and live duration, its check, its handoff (goal, state, next step, ruled-out
+// approaches, the system's evidence), a timeline of its sessions and its journal — virtualised, newest at the bottom and
 // pinned there, older rows paged in when scrolled to the top, or read from its first row on —
 // typed lines rendered readably.
 import { LitElement, css, html, nothing } from 'lit';
@@ -24,6 +24,20 @@ interface Handoff {
   current_state?: string;
   next_step?: string;
   ruled_out?: { approach?: string; reason?: string }[];
+  /** Written by the system from the journal, never by the extractor (docs/execution-loop.md). */
+  evidence?: {
+    verify?: { passed?: boolean; exit_code?: number | null; reason?: string | null } | null;
+    diff?: { files?: number; insertions?: number; deletions?: number } | null;
+    unbacked_claims?: { ref?: string }[];
+  };
+}
+
+/** The handoff's evidence in one line: the check's verdict and the change's size. */
+function evidenceText(e: NonNullable<Handoff['evidence']>): string {
+  const v = e.verify;
+  const check = !v ? 'no check' : v.passed ? 'check passed' : `check failed (${v.exit_code != null ? `exit ${v.exit_code}` : (v.reason ?? 'no exit code')})`;
+  const d = e.diff;
+  return d ? `${check} · ${d.files ?? 0} file${d.files === 1 ? '' : 's'} +${d.insertions ?? 0} −${d.deletions ?? 0}` : check;
 }
 
 @customElement('pd-task-detail')
@@ -146,6 +160,8 @@ export class PdTaskDetail extends LitElement {
             <dt>State</dt><dd>${h.current_state ?? '—'}</dd>
             <dt>Next step</dt><dd>${h.next_step ?? '—'}</dd>
             <dt>Ruled out</dt><dd>${h.ruled_out?.length ? html`<ul>${h.ruled_out.map((r) => html`<li><b>${r.approach}</b> — ${r.reason}</li>`)}</ul>` : 'nothing'}</dd>
+            ${h.evidence ? html`<dt>Evidence</dt><dd data-testid="evidence">${evidenceText(h.evidence)}${h.evidence.unbacked_claims?.length
+              ? html`<div data-testid="unbacked">claimed, not in the change: ${h.evidence.unbacked_claims.map((c) => c.ref).join(', ')}</div>` : nothing}</dd>` : nothing}
           </dl></section>`
         : nothing}
       <pd-diff .task=${t.id} @pd-open-task=${(e: CustomEvent<string>) => (location.hash = `#/task/${e.detail}`)}></pd-diff>
