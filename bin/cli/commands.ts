@@ -147,14 +147,15 @@ export const COMMANDS: Command[] = [
     },
   },
   {
-    words: ['task', 'add'], args: '[--project NAME] BRIEF [--approach TEXT]',
-    summary: 'submit a task (default project: the only one, or "default")',
+    words: ['task', 'add'], args: '[--project NAME] BRIEF [--approach TEXT] [--after TASK_ID[,TASK_ID…]]',
+    summary: 'submit a task (default project: the only one, or "default"); with --after it starts when those ended success',
     run: async (c, args) => {
       const project = option(args, '--project');
       const approach = option(args, '--approach');
+      const after = option(args, '--after')?.split(',').map((s) => s.trim()).filter(Boolean);
       if (!args.length) throw new Error('task add needs a brief');
       const sql = c.sql();
-      c.print(await submitTask(sql, { project_id: await projectId(sql, project), brief: args.join(' '), approach }));
+      c.print(await submitTask(sql, { project_id: await projectId(sql, project), brief: args.join(' '), approach, depends_on: after }));
     },
   },
   {
