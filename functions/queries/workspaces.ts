@@ -54,7 +54,8 @@ export async function listWorkspaces(
 
 /** What dispatch.merge_task / discard_task answered: queued with its job, or why not. */
 export interface DecisionOutcome {
-  outcome: 'queued' | 'conflict' | 'no_workspace' | 'busy' | 'decided' | 'empty';
+  outcome: 'queued' | 'conflict' | 'no_workspace' | 'busy' | 'decided' | 'empty' | 'stacked';
+  blocking_task_id?: string;
   action?: Decision['action'];
   job?: Decision['job'];
   message?: string;

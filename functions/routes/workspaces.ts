@@ -22,6 +22,7 @@ const REFUSALS: Record<string, string> = {
   busy: 'workspace_busy',
   decided: 'already_decided',
   empty: 'empty_change',
+  stacked: 'dependency_not_merged',
 };
 
 async function decide(sql: Sql, action: 'merge' | 'discard', id: string): Promise<Decision> {
@@ -29,7 +30,9 @@ async function decide(sql: Sql, action: 'merge' | 'discard', id: string): Promis
   const r = await decideChange(sql, action, id);
   if (r.outcome === 'queued') return { task_id: id, action: r.action!, job: r.job! };
   const code = REFUSALS[String(r.outcome)] ?? 'conflict';
-  const details = r.outcome === 'conflict' ? { files: r.files, branch: r.branch, base: r.base, resolve: `/api/tasks/${id}/resolve` } : { state: r.state };
+  const details = r.outcome === 'conflict' ? { files: r.files, branch: r.branch, base: r.base, resolve: `/api/tasks/${id}/resolve` } 
+    : r.outcome === 'stacked' ? { state: r.state, blocking_task_id: r.blocking_task_id, merge_first: `/api/tasks/${r.blocking_task_id}/merge` }
+    : { state: r.state };
   throw new AppError(409, code, String(r.message), details);
 }
 

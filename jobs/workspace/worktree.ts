@@ -62,8 +62,12 @@ export async function prepareWorkspace(ctx: JobContext, task: TaskRow, pc: Proje
   const dir = existing?.path ?? worktreePath(ctx.dataDir, task.project_id, task.id, task.attempt);
   let from = info.base;
   let start = info.baseCommit;
-  const parent = task.parent_id ? await workspaceOf(ctx, task.parent_id) : undefined;
-  if (parent && parent.repo === info.repo) {
+  // A stacked task starts from the branch of the dependency it builds on, unless that change is
+  // merged (base holds it then); else a follow-up starts from its parent's branch.
+  const [stack] = await ctx.sql<{ id: string | null }[]>`select dispatch.builds_on(${task.id}) as id`;
+  const from_task = stack!.id ?? task.parent_id;
+  const parent = from_task ? await workspaceOf(ctx, from_task) : undefined;
+  if (parent && parent.repo === info.repo && !(stack!.id && parent.state === 'merged')) {
     from = parent.branch;
     start = parent.head_commit ?? (await git(['rev-parse', `refs/heads/${parent.branch}`], { cwd: info.repo, bin })).stdout.trim();
   }

@@ -54,6 +54,8 @@ export interface Loop {
    * the new one.
    */
   restart(): Promise<StartedRunner>;
+  /** A second runner on the same database and data folder (two runners racing for the same jobs); stopped with the loop. */
+  anotherRunner(): Promise<StartedRunner>;
   stop(): Promise<void>;
 }
 
@@ -97,11 +99,13 @@ export async function startLoop(opts: LoopOptions): Promise<Loop> {
   }
   const runnerOptions = { url: db.url, sql: db.sql, config, log: opts.log ? createLogger('debug', 'test') : silent, childEnv };
   let runner = await startRunner(runnerOptions);
+  const others: StartedRunner[] = [];
 
   let stopped = false;
   const stop = async () => {
     if (stopped) return;
     stopped = true;
+    await Promise.all(others.map((r) => r.stop()));
     await runner.stop();
     await model.close();
   };
@@ -154,6 +158,11 @@ export async function startLoop(opts: LoopOptions): Promise<Loop> {
         (t) => want.includes(t.status),
         { timeout, what: `task ${taskId} to reach ${want.join('|')}` },
       );
+    },
+    async anotherRunner() {
+      const r = await startRunner(runnerOptions);
+      others.push(r);
+      return r;
     },
     async restart() {
       await runner.stop();
