@@ -8,6 +8,8 @@ export interface JobContext extends RunnerContext {
   config: Config;
   /** Where processes reach the dispatch MCP server. */
   mcpUrl: string;
+  /** The clock schedules fire by (tests move it on instead of waiting a minute); default: the real one. */
+  now?: () => Date;
 }
 
 export const taskPayload = z.object({ task_id: z.string().uuid() });

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { WorkdirError, workdirProblem } from '../../core/workdir.ts';
 import { option, printUsage } from './format.ts';
 import { openPsql } from './psql.ts';
+import { scheduleCommands } from './schedule-commands.ts';
 
 export interface CliContext {
   /** The database in use, connected on first use. */
@@ -267,6 +268,7 @@ export const COMMANDS: Command[] = [
     words: ['psql', '--print-url'], summary: "print that database's URL, password included (for another client)",
     run: async (c) => c.print(c.url()),
   },
+  ...scheduleCommands(projectId),
 ];
 
 /** The command argv names (the longest matching words with enough arguments), and its arguments. */

@@ -14,6 +14,7 @@ export const JOB_NAMES = [
   'discard_workspace',
   'prune_workspaces',
   'expire_gates',
+  'fire_schedules',
 ] as const;
 
 export type JobName = (typeof JOB_NAMES)[number];

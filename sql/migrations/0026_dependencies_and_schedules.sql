@@ -27,10 +27,13 @@ create table dispatch.schedules (
   brief        text not null check (length(brief) > 0),
   approach     text,
   depends_on   uuid[] not null default '{}',
-  -- The next minute the expression matches, computed by the code that parsed it (the parser is a
-  -- JavaScript library); a firing moves it past the firing time, so a missed run fires once.
-  next_run_at  timestamptz not null,
+  -- The next minute the expression matches, computed by the code that parses it (graphile-worker's
+  -- crontab parser, in JavaScript); null until then (a schedule made from psql: the runner's next
+  -- tick computes it). A firing moves it past the firing time, so runs missed while nothing ran
+  -- fire once.
+  next_run_at  timestamptz,
   paused_at    timestamptz,
+  pause_reason text,
   last_fired_at timestamptz,
   last_task_id uuid references dispatch.tasks on delete set null,
   created_at   timestamptz not null default now()
@@ -43,7 +46,7 @@ insert into dispatch.event_types (name, tier, description) values
   ('schedule.created', 'raw', 'a schedule was made (payload: schedule_id, cron, time_zone, next_run_at)'),
   ('schedule.fired', 'raw', 'a schedule''s firing submitted a task (payload: schedule_id, task_id, scheduled_for)'),
   ('schedule.skipped', 'raw', 'a firing was skipped: the previous task still runs (payload: schedule_id, scheduled_for, running_task_id)'),
-  ('schedule.paused', 'raw', 'a schedule was paused (payload: schedule_id)'),
+  ('schedule.paused', 'raw', 'a schedule was paused (payload: schedule_id, reason)'),
   ('schedule.resumed', 'raw', 'a paused schedule was resumed (payload: schedule_id, next_run_at)'),
   ('schedule.deleted', 'raw', 'a schedule was deleted (payload: schedule_id)');
 

@@ -29,6 +29,8 @@ export interface LoopOptions {
   serve?: boolean;
   /** The served app's environment (with `serve: true`). */
   serveEnv?: Record<string, string>;
+  /** The runners' clock for schedules (move it on instead of waiting for a minute to pass). */
+  now?: () => Date;
 }
 
 export interface Loop {
@@ -97,7 +99,7 @@ export async function startLoop(opts: LoopOptions): Promise<Loop> {
     childEnv.REAL_CLAUDE_BIN = claudeBin();
     childEnv.CLAUDE_BIN = path.resolve('test/fakes', opts.wrapper);
   }
-  const runnerOptions = { url: db.url, sql: db.sql, config, log: opts.log ? createLogger('debug', 'test') : silent, childEnv };
+  const runnerOptions = { url: db.url, sql: db.sql, config, log: opts.log ? createLogger('debug', 'test') : silent, childEnv, now: opts.now };
   let runner = await startRunner(runnerOptions);
   const others: StartedRunner[] = [];
 
