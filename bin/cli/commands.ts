@@ -12,29 +12,9 @@ import { WorkdirError, workdirProblem } from '../../core/workdir.ts';
 import { option, printUsage } from './format.ts';
 import { openPsql } from './psql.ts';
 import { scheduleCommands } from './schedule-commands.ts';
+import type { CliContext, Command } from './command.ts';
 
-export interface CliContext {
-  /** The database in use, connected on first use. */
-  sql(): Sql;
-  /** Its URL (DATABASE_URL, or the running embedded cluster's). */
-  url(): string;
-  print(line: string): void;
-  write(text: string): void;
-  warn(line: string): void;
-  env: NodeJS.ProcessEnv;
-}
-
-export interface Command {
-  /** The words that name it: `task add`. */
-  words: string[];
-  /** Its arguments as --help shows them. */
-  args?: string;
-  summary: string;
-  /** With fewer arguments after its words it is not this command (and --help is shown). */
-  minArgs?: number;
-  /** Runs it; the exit code (default 0). */
-  run(c: CliContext, args: string[]): Promise<number | void>;
-}
+export type { CliContext, Command } from './command.ts';
 
 /** --cwd as an absolute path, refused (naming config.cwd) unless it is a directory we can write in. */
 function checkedCwd(dir: string | undefined): string | undefined {

@@ -3,7 +3,7 @@
 import type { Sql } from '../../core/db/client.ts';
 import { deleteSchedule, createSchedule, listSchedules, pauseSchedule, resumeSchedule } from '../../functions/queries/schedules.ts';
 import type { Schedule } from '../../core/contracts/schedule.ts';
-import type { Command } from './commands.ts';
+import type { Command } from './command.ts';
 import { option } from './format.ts';
 
 type ProjectOf = (sql: Sql, name: string | undefined) => Promise<string>;
