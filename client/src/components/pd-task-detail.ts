@@ -16,6 +16,7 @@ import './pd-feed.ts';
 import './pd-journal-line.ts';
 import './pd-journal-start.ts';
 import './pd-status.ts';
+import './pd-task-deps.ts';
 import './pd-timeline.ts';
 
 interface Handoff {
@@ -136,6 +137,7 @@ export class PdTaskDetail extends LitElement {
         ${TERMINAL.has(t.status) ? nothing : html`<button @click=${() => this.cancel(t.id)} aria-label=${this._confirming ? 'confirm: cancel this task' : 'cancel this task'} data-testid="cancel">${this._confirming ? 'Tap again to cancel' : 'Cancel'}</button>`}
         <h2>${t.brief}</h2>
         ${t.status_reason ? html`<div class="reason">${t.status_reason}</div>` : nothing}
+        <pd-task-deps .task=${t.id}></pd-task-deps>
       </header>
       ${h
         ? html`<section data-testid="handoff"><h3>Handoff</h3><dl>
