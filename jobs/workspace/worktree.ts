@@ -1,5 +1,5 @@
 // One git worktree per task attempt: made before the worker starts (from base, or from the parent
-// task's branch), found again when a session is re-adopted, and closed when the worker ends —
+// task's or the dependency's branch it builds on), found again when a session is re-adopted, and closed when the worker ends —
 // leftovers committed on its branch by dispatch, the change journalled once (workspace.changed).
 import fs from 'node:fs';
 import path from 'node:path';
