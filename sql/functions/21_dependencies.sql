@@ -31,7 +31,9 @@ $$;
 -- "waits for: Write the parser — running; Write the tests — queued"
 create or replace function dispatch.waiting_reason(task_id uuid) returns text
   language sql stable as $$
-  select 'waits for: ' || string_agg(format('%s — %s', dispatch.task_title(d.brief), d.status), '; ' order by d.created_at)
+  select 'waits for: ' || string_agg(format('%s — %s', dispatch.task_title(d.brief),
+                                            case when d.status = 'success' then 'success, its check not passed yet' else d.status end),
+                                     '; ' order by d.created_at)
     from dispatch.task_dependencies td join dispatch.tasks d on d.id = td.depends_on
    where td.task_id = waiting_reason.task_id and not dispatch.dependency_done(d)
 $$;
@@ -189,7 +191,14 @@ declare
   n integer := 0;
 begin
   select * into d from dispatch.tasks tk where tk.id = settle_dependents.task_id;
-  if not found or d.ended_at is null or not (dispatch.dependency_done(d) or dispatch.dependency_failed(d)) then
+  if not found or d.ended_at is null then
+    return 0;
+  end if;
+  if not (dispatch.dependency_done(d) or dispatch.dependency_failed(d)) then
+    -- Ended success, its check not passed yet: the tasks after it say so, and wait on.
+    update dispatch.tasks tk set status_reason = dispatch.waiting_reason(tk.id)
+      from dispatch.task_dependencies td
+     where td.depends_on = d.id and tk.id = td.task_id and tk.ended_at is null and tk.released_at is null;
     return 0;
   end if;
   for w in select tk.id from dispatch.task_dependencies td join dispatch.tasks tk on tk.id = td.task_id
@@ -243,3 +252,22 @@ begin
   update dispatch.tasks tk set status_reason = dispatch.waiting_reason(t.id) where tk.id = t.id;
   return dispatch.release_if_ready(t.id, null);
 end $$;
+
+-- With a project check (config `verify`), a dependency that ended success is done only once its
+-- check passed: the journalling of its verdict (verify.finished) settles its dependents at commit,
+-- whoever writes it — the verify step needs no call of its own. A failed verdict releases nothing
+-- here; the task's own ending (failed, or a fix attempt queued) settles or keeps them waiting.
+create or replace function dispatch.events_settle_dependents() returns trigger
+  language plpgsql volatile as $$
+begin
+  perform dispatch.settle_dependents(new.task_id);
+  return null;
+end $$;
+
+select dispatch.define_trigger('dispatch.events', 'events_settle_dependents', $$
+drop trigger if exists events_settle_dependents on dispatch.events;
+create constraint trigger events_settle_dependents after insert on dispatch.events
+  deferrable initially deferred
+  for each row when (new.event_type = 'verify.finished' and new.task_id is not null)
+  execute function dispatch.events_settle_dependents()
+$$);

@@ -119,6 +119,27 @@ describe('a task that depends on others', () => {
     expect(await task(b)).toMatchObject({ status: 'skipped', status_reason: 'dependency "to be cancelled" ended cancelled' });
   });
 
+  it("waits, in a project with a check, until its dependency's check passed, then starts", async () => {
+    const [p] = await db.sql<{ id: string }[]>`select dispatch.create_project('checked') as id`;
+    await db.sql`update dispatch.projects set config = config || '{"verify": {"command": ["npm", "test"]}}'::jsonb where id = ${p!.id}`;
+    // The verify step's event (its own migration names it; here for a branch that has not got it yet).
+    await db.sql`insert into dispatch.event_types (name, tier, description)
+                 values ('verify.finished', 'raw', 'the project''s check ended') on conflict do nothing`;
+    const a = await submit('Checked work', null, p!.id);
+    const b = await submit('After the checked work', [a], p!.id);
+    const verdict = (passed: boolean, attempt: number) => db.sql`
+      insert into dispatch.events (project_id, task_id, event_type, payload)
+      values (${p!.id}, ${a}, 'verify.finished', ${db.sql.json({ passed, attempt, exit_code: passed ? 0 : 1 })})`;
+    await end(a, 'success');
+    expect(await workerJobs(b)).toBe(0);
+    expect((await task(b)).status_reason).toBe('waits for: Checked work — success, its check not passed yet');
+    await verdict(false, 1);
+    expect(await workerJobs(b)).toBe(0);
+    await verdict(true, 2);
+    expect(await workerJobs(b)).toBe(1);
+    expect(await task(b)).toMatchObject({ status: 'queued', status_reason: 'dependencies done; waiting for a runner' });
+  });
+
   it('is started once when its two dependencies end at the same moment on two connections', async () => {
     const other = postgres(db.url, { max: 1, onnotice: () => {} });
     try {
