@@ -84,6 +84,12 @@ function offsetMinutes(zone: string, t: number): number {
 }
 
 const MINUTE = 60_000;
+
+/** Whether the wall minute `t` shows in `zone` was shown once already (the clock went back). */
+function repeated(zone: string, t: number, offset: number): boolean {
+  const back = offsetMinutes(zone, t - 3 * 60 * MINUTE) - offset;
+  return back > 0 && t - back * MINUTE + offsetMinutes(zone, t - back * MINUTE) * MINUTE === t + offset * MINUTE;
+}
 /** How far ahead a match is looked for: an expression that matches nowhere in it never fires. */
 const HORIZON_MINUTES = 5 * 366 * 24 * 60;
 
@@ -97,6 +103,9 @@ export function nextRun(expression: string, zone: string | null, after: Date): D
   // The same expression with any minute and hour: a day it refuses is skipped whole.
   const fields = expression.trim().split(/\s+/);
   const dayMatch = matcher(['*', '*', ...fields.slice(2)].join(' '));
+  // An expression naming its hours fires once on the day the clock goes back (the repeated wall
+  // minutes are not matched again); one for every hour fires on, as real time goes on.
+  const fixedHour = fields[1] !== '*';
   const tz = zone ?? serverTimeZone();
   checkTimeZone(tz);
   const start = Math.floor(after.getTime() / MINUTE) * MINUTE + MINUTE;
@@ -112,7 +121,7 @@ export function nextRun(expression: string, zone: string | null, after: Date): D
     }
     const wall = new Date(t + offset * MINUTE);
     const digest = { min: wall.getUTCMinutes(), hour: wall.getUTCHours(), date: wall.getUTCDate(), month: wall.getUTCMonth() + 1, dow: wall.getUTCDay() };
-    if (match(digest)) return new Date(t);
+    if (match(digest) && !(fixedHour && repeated(tz, t, offset))) return new Date(t);
     // Not this day at all: on towards the next local midnight, an hour short of it (a day of a
     // clock change is 23 or 25 hours long), at least one minute on.
     t += dayMatch(digest) ? MINUTE : Math.max(1, 1380 - (digest.hour * 60 + digest.min)) * MINUTE;
