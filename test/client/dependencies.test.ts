@@ -1,6 +1,6 @@
 // On a phone: a task shows what it waits for ("waits for: Write the parser — running") and what
 // waits for it, live as the dependency's status changes; the task list shows the schedules with
-// their next run, and one tap pauses one.
+// their next run, and one tap pauses one; a chain shows in the task list as one group, in order.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { startBrowserApp, type BrowserApp } from '../helpers/browser-app.ts';
 import { open } from '../helpers/browser.ts';
@@ -10,11 +10,13 @@ let t: BrowserApp;
 let a: string;
 let b: string;
 let schedule: string;
+let project: string;
 
 beforeAll(async () => {
   t = await startBrowserApp();
   const sql = t.db.sql;
   const [p] = await sql<{ id: string }[]>`select dispatch.create_project('parser') as id`;
+  project = p!.id;
   a = (await sql<{ id: string }[]>`select dispatch.submit_task(${p!.id}, 'Write the parser') as id`)[0]!.id;
   await sql`select dispatch.set_task_status(${a}, 'running', 'attempt 1 started')`;
   b = (await sql<{ id: string }[]>`select dispatch.submit_task(${p!.id}, 'Test the parser', depends_on => ${[a]}::uuid[]) as id`)[0]!.id;
@@ -50,6 +52,28 @@ describe('the schedules, on a phone', () => {
     expect(await row.locator('[data-testid=next-run]').innerText()).toBe('paused');
     const [s] = await t.db.sql<{ paused_at: Date | null }[]>`select paused_at from dispatch.schedules where id = ${schedule}`;
     expect(s!.paused_at).not.toBeNull();
+    expect(errors).toEqual([]);
+  });
+});
+
+describe('a chain, in the task list on a phone', () => {
+  it('shows as one group in the order it runs, how far it got live, apart from the tasks of no chain', async () => {
+    const sql = t.db.sql;
+    const c = (await sql<{ id: string }[]>`select dispatch.submit_task(${project}, 'Ship the parser', depends_on => ${[b]}::uuid[]) as id`)[0]!.id;
+    const lone = (await sql<{ id: string }[]>`select dispatch.submit_task(${project}, 'Tidy the readme') as id`)[0]!.id;
+    // Already ended success by the first test, or not: the chain's head counts what is done now.
+    const [sa] = await sql<{ status: string }[]>`select status from dispatch.tasks where id = ${a}`;
+    const { page, errors } = await open(await t.browser.newContext(PHONE), `${t.url}/`);
+    const chain = page.locator(`pd-task-list [data-testid=chain][data-chain="${a}"]`);
+    await chain.waitFor();
+    expect(await chain.locator('li[data-task]').evaluateAll((els) => els.map((e) => e.getAttribute('data-task')))).toEqual([a, b, c]);
+    const done = sa!.status === 'success' ? 1 : 0;
+    expect(await chain.locator('[data-testid=chain-head]').innerText()).toBe(`chain of 3 · ${done} of 3 done`);
+    expect(await page.locator(`pd-task-list li[data-task="${lone}"]`).count()).toBe(1);
+    expect(await chain.locator(`li[data-task="${lone}"]`).count()).toBe(0);
+    await sql`select dispatch.set_task_status(${b}, 'running', 'attempt 1 started')`;
+    await sql`select dispatch.set_task_status(${b}, 'success', 'handoff validated')`;
+    await chain.locator('[data-testid=chain-head]', { hasText: `chain of 3 · ${done + 1} of 3 done` }).waitFor();
     expect(errors).toEqual([]);
   });
 });
