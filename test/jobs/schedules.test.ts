@@ -113,6 +113,19 @@ describe('a schedule whose previous task still runs', () => {
   });
 });
 
+describe('a schedule in a named zone', () => {
+  it("runs next at its hour on that zone's wall clock, and says which zone", async () => {
+    shift = 0;
+    const s = await schedule({ cron: '0 2 * * *', brief: 'Scheduled audit at two in Paris.', time_zone: 'Europe/Paris' });
+    const wall = new Intl.DateTimeFormat('en-GB', { timeZone: 'Europe/Paris', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
+    expect(wall.format(new Date(s.next_run_at))).toBe('02:00');
+    expect(new Date(s.next_run_at).getTime() - Date.now()).toBeLessThanOrEqual(25 * 3600_000);
+    const listed = (await api('GET', `/api/schedules?project_id=${project}`)).body.schedules.find((x: { id: string }) => x.id === s.id);
+    expect(listed).toMatchObject({ time_zone: 'Europe/Paris', cron: '0 2 * * *', paused: false });
+    expect((await api('DELETE', `/api/schedules/${s.id}`)).status).toBe(200);
+  });
+});
+
 describe('a schedule that cannot be', () => {
   it.each([
     ['61 * * * *', 'minute', 1, 1],
@@ -138,6 +151,7 @@ describe('a schedule that cannot be', () => {
       [{ cron: '* * * * *', brief: 'b', time_zone: 'Mars/Olympus' }, 400, 'invalid_input'],
       [{ cron: '* * * * *', brief: 'b', depends_on: ['00000000-0000-4000-8000-0000000000ff'] }, 400, 'invalid_dependency'],
       [{ cron: '* * * * *', brief: '  ' }, 400, 'invalid_input'],
+      [{ cron: '* * * * *', brief: 'x'.repeat(100_001) }, 400, 'invalid_input'],
       [{ cron: '* * * * *', brief: 'b', project_id: '00000000-0000-4000-8000-0000000000fe' }, 404, 'not_found'],
     ];
     for (const [body, status, code] of cases) {
