@@ -67,7 +67,10 @@ export async function prepareWorkspace(ctx: JobContext, task: TaskRow, pc: Proje
   const [stack] = await ctx.sql<{ id: string | null }[]>`select dispatch.builds_on(${task.id}) as id`;
   const from_task = stack!.id ?? task.parent_id;
   const parent = from_task ? await workspaceOf(ctx, from_task) : undefined;
-  if (parent && parent.repo === info.repo && !(stack!.id && parent.state === 'merged')) {
+  // A dependency's change that is merged is in base; one that is empty or being discarded has no
+  // branch to build on (it may be gone by now): start from base then.
+  const gone = ['merged', 'empty', 'discarding', 'discarded'];
+  if (parent && parent.repo === info.repo && !(stack!.id && gone.includes(parent.state))) {
     from = parent.branch;
     start = parent.head_commit ?? (await git(['rev-parse', `refs/heads/${parent.branch}`], { cwd: info.repo, bin })).stdout.trim();
   }

@@ -16,6 +16,17 @@ create or replace function dispatch.builds_on(task_id uuid) returns uuid
    order by td.created_at, td.depends_on limit 1
 $$;
 
+-- A workspace that held no change: empty, or tidied away as empty by dispatch (tidy_empty_workspace
+-- in 60_workspaces.sql). Nothing of it is on a dependent's branch, so it neither holds up that
+-- task's merge nor, discarded, takes anything from it.
+create or replace function dispatch.workspace_held_nothing(w dispatch.workspaces) returns boolean
+  language sql stable as $$
+  select w.state = 'empty'
+      or exists (select 1 from dispatch.events e
+                  where e.task_id = w.task_id and e.event_type = 'workspace.discard_requested'
+                    and e.payload ->> 'workspace_id' = w.id::text and e.payload ->> 'by' = 'dispatch')
+$$;
+
 -- Why the change of a task cannot be merged yet because of what it builds on, or null: a task it
 -- (transitively) depends on whose change, held by this branch, is not merged.
 create or replace function dispatch.stack_unmerged(w dispatch.workspaces) returns jsonb
@@ -30,6 +41,7 @@ create or replace function dispatch.stack_unmerged(w dispatch.workspaces) return
     join lateral (select * from dispatch.workspaces x where x.task_id = d.id order by x.attempt desc limit 1) dw on true
    where w.from_ref <> w.base
      and dw.state in ('active', 'ready', 'merging', 'discarding', 'discarded', 'continued')
+     and not dispatch.workspace_held_nothing(dw)
    order by d.created_at limit 1
 $$;
 
@@ -41,6 +53,9 @@ declare
   t record;
   n integer := 0;
 begin
+  if dispatch.workspace_held_nothing(w) then
+    return 0; -- tidied as empty: nothing built on it is lost
+  end if;
   for t in select tk.id, tk.project_id, tk.ended_at, tk.released_at, tk.brief
              from dispatch.task_dependencies td join dispatch.tasks tk on tk.id = td.task_id
             where td.depends_on = w.task_id order by tk.id for update of tk

@@ -1,7 +1,8 @@
 // Stacked worktrees with the real CLI, the scripted model and a real repository: a task that
 // depends on another starts from its branch and sees its file before anyone merged it; merging the
 // dependent is refused until what it builds on is merged, then both land in order; discarding a
-// change tells the task built on it, and that one cannot be merged while it holds the discarded work.
+// change tells the task built on it, and that one cannot be merged while it holds the discarded work;
+// a dependency that changed nothing holds nothing up.
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Scenario } from '../../fixtures/scripted-model/server.ts';
 import { waitFor } from '../helpers/db.ts';
@@ -24,6 +25,10 @@ const scenarios: Scenario[] = [
       handoff('TESTS-DONE'),
       handoff('DRAFT-DONE'),
       handoff('ONDRAFT-DONE'),
+      handoff('LOOK-DONE'),
+      handoff('AFTER-DONE'),
+      { match: 'Look over the readme', steps: [bash('cat README.md'), { text: 'LOOK-DONE: nothing to change.', chunks: 1, delay_ms: 0 }] },
+      { match: 'Write after the look', steps: [write('after.txt', 'after\n'), { text: 'AFTER-DONE: wrote it.', chunks: 1, delay_ms: 0 }] },
       { match: 'Write the parser', steps: [write('parser.txt', 'the parser\n'), { text: 'PARSER-DONE: wrote it.', chunks: 1, delay_ms: 0 }] },
       {
         match: 'Test the parser',
@@ -115,6 +120,19 @@ describe('discarding a change that another task built on', () => {
     expect(r.status).toBe(409);
     expect(r.body.error).toMatchObject({ code: 'dependency_not_merged', details: { blocking_task_id: ids.D, state: 'discarded' } });
     expect(r.body.error.message).toMatch(/was discarded/);
+  });
+});
+
+describe('a dependency that changed nothing', () => {
+  it('holds nothing up: its empty worktree is tidied without skipping the task after it, which merges alone', async () => {
+    ids.L = await submit('Look over the readme, change nothing.');
+    ids.M = await submit('Write after the look.', [ids.L]);
+    await loop.waitTask(ids.M, 'success', 180_000);
+    await outcome(ids.L!, ['workspace.discarded']); // tidied by dispatch: the change was empty
+    expect((await eventsOf(loop.db, ids.M!)).map((e) => e.event_type)).not.toContain('task.dependency_discarded');
+    expect((await api('POST', `/api/tasks/${ids.M}/merge`)).status).toBe(202);
+    expect((await outcome(ids.M!, ['workspace.merged', 'workspace.merge_failed'])).event_type).toBe('workspace.merged');
+    expect(repo.git('ls-tree', '--name-only', 'main').split('\n')).toContain('after.txt');
   });
 });
 
