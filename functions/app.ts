@@ -21,6 +21,7 @@ import { healthRoutes } from './routes/health.ts';
 import { messageRoutes } from './routes/messages.ts';
 import { projectRoutes } from './routes/projects.ts';
 import { pushRoutes } from './routes/push.ts';
+import { scheduleRoutes } from './routes/schedules.ts';
 import { stateRoutes } from './routes/state.ts';
 import { taskRoutes } from './routes/tasks.ts';
 import { trellisRoutes } from './routes/trellis.ts';
@@ -82,6 +83,7 @@ export function buildApp(deps: Deps) {
   app.route('/', wellKnownRoutes());
   app.route('/api', projectRoutes());
   app.route('/api', taskRoutes());
+  app.route('/api', scheduleRoutes());
   app.route('/api', eventRoutes());
   app.route('/api', messageRoutes());
   app.route('/api', handoffRoutes());

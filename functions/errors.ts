@@ -30,6 +30,7 @@ const SQLSTATE: Record<string, [ContentfulStatusCode, string]> = {
   '22P05': [400, 'invalid_input'],
   PD001: [409, 'append_only'],
   PD409: [409, 'already_decided'],
+  PD400: [400, 'invalid_dependency'],
   '22023': [400, 'invalid_input'],
   P0002: [404, 'not_found'],
   '55000': [409, 'conflict'],
@@ -47,7 +48,8 @@ export function renderError(err: unknown, c: Context, onUnexpected: (e: unknown)
   if (typeof sqlstate === 'string' && SQLSTATE[sqlstate]) {
     const [status, code] = SQLSTATE[sqlstate];
     const message = (err as { message?: string }).message ?? code;
-    return c.json({ error: { code, message: message.split('\n')[0] } }, status);
+    const details = sqlDetails(err);
+    return c.json({ error: { code, message: message.split('\n')[0], ...(details === undefined ? {} : { details }) } }, status);
   }
   if (isConnectionLoss(err)) {
     // A write that met a lost connection may or may not have committed: the client decides, after a pause.
@@ -59,4 +61,15 @@ export function renderError(err: unknown, c: Context, onUnexpected: (e: unknown)
   }
   onUnexpected(err);
   return c.json({ error: { code: 'internal', message: 'internal error; see the server log' } }, 500);
+}
+
+/** A function of ours may put JSON in the error's DETAIL (the ids it refused): shown as details. */
+function sqlDetails(err: unknown): unknown {
+  const detail = (err as { detail?: unknown } | null)?.detail;
+  if (typeof detail !== 'string' || !detail.startsWith('{')) return undefined;
+  try {
+    return JSON.parse(detail);
+  } catch {
+    return undefined;
+  }
 }

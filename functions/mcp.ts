@@ -100,10 +100,12 @@ export function buildMcpServer(deps: Deps, scope: McpScope): McpServer {
         brief: z.string().min(1).max(100_000),
         approach: z.string().min(1).max(2000),
         plan_ref: z.string().min(1).max(200).optional(),
+        depends_on: z.array(z.string().uuid()).max(100).optional()
+          .describe('ids of tasks of this project the worker waits for: it starts when all of them ended success'),
         override_reason: z.string().min(1).max(2000).optional(),
       },
     },
-    async ({ brief, approach, plan_ref, override_reason }) => {
+    async ({ brief, approach, plan_ref, depends_on, override_reason }) => {
       const matches = await ruledOut(approach);
       const ruled = matches.map((m) => ({ approach: m.ruled_out_approach, reason: m.reason, handoff_id: m.handoff_id, similarity: m.similarity }));
       if (matches.length && !override_reason) {
@@ -134,9 +136,17 @@ export function buildMcpServer(deps: Deps, scope: McpScope): McpServer {
           ...(matches.length ? { ruled_out: ruled } : {}),
         });
       }
-      const [t] = await sql<{ id: string }[]>`
-        select dispatch.submit_task(${scope.projectId}, ${brief}, ${approach}, null, ${plan_ref ?? null}, ${scope.sessionId}) as id`;
-      return text({ spawned: true, task_id: t!.id, approach });
+      let t: { id: string } | undefined;
+      try {
+        [t] = await sql<{ id: string }[]>`
+          select dispatch.submit_task(${scope.projectId}, ${brief}, ${approach}, null, ${plan_ref ?? null}, ${scope.sessionId},
+                                      ${depends_on?.length ? depends_on : null}::uuid[]) as id`;
+      } catch (e) {
+        // Unknown ids, another project's, a cycle: the model is told which, as a person would be.
+        if ((e as { code?: string }).code !== 'PD400') throw e;
+        return text({ spawned: false, refused: true, code: 'invalid_dependency', reason: (e as Error).message }, true);
+      }
+      return text({ spawned: true, task_id: t!.id, approach, ...(depends_on?.length ? { waits_for: depends_on } : {}) });
     },
   );
   registerTrellisTools(server, deps);

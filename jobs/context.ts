@@ -10,6 +10,8 @@ export interface JobContext extends RunnerContext {
   mcpUrl: string;
   /** The environment the runner hands its children (the substrate's, and a project's check). */
   childEnv: NodeJS.ProcessEnv;
+  /** The clock schedules fire by (tests move it on instead of waiting a minute); default: the real one. */
+  now?: () => Date;
 }
 
 export const taskPayload = z.object({ task_id: z.string().uuid() });

@@ -23,6 +23,8 @@ export interface RunnerOptions {
   log: Logger;
   /** Environment passed through to the substrate's processes; defaults to this process's. */
   childEnv?: NodeJS.ProcessEnv;
+  /** The clock schedules fire by; default: the real one. */
+  now?: () => Date;
 }
 
 /** PUBLIC_URL/mcp, else this machine's serve address (a wildcard bind is reached on loopback). */
@@ -40,7 +42,7 @@ export interface StartedRunner {
 
 const HEARTBEAT_MS = 5000;
 /** Run every minute, one at a time across all runners. */
-const CRON_JOBS: readonly JobName[] = ['sweep_sessions', 'release_held', 'expire_gates'];
+const CRON_JOBS: readonly JobName[] = ['sweep_sessions', 'release_held', 'expire_gates', 'fire_schedules'];
 const CANCEL_POLL_MS = 2000;
 
 export async function startRunner(opts: RunnerOptions): Promise<StartedRunner> {
@@ -63,6 +65,7 @@ export async function startRunner(opts: RunnerOptions): Promise<StartedRunner> {
     config,
     mcpUrl: mcpUrl(config),
     childEnv: opts.childEnv ?? process.env,
+    ...(opts.now ? { now: opts.now } : {}),
   };
 
   await sql`insert into dispatch.runners (id, host, pid) values (${id}, ${host}, ${process.pid})`;
@@ -101,6 +104,8 @@ export async function startRunner(opts: RunnerOptions): Promise<StartedRunner> {
 
   // Housekeeping once per start: git worktree prune, worktrees of decided changes removed.
   await sql`select graphile_worker.add_job('prune_workspaces', '{}'::json, job_key := 'prune_workspaces', max_attempts := 3)`;
+  // Schedules due while nothing ran fire now, once each (not once per missed minute).
+  await sql`select dispatch.run_due_schedules()`;
 
   // A NOTIFY names a task (cancel_task) or a session (cancel_turn); live holds sessions by both.
   const cancel = (id: string) => live.get(id)?.terminate('cancel requested');

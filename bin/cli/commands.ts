@@ -11,29 +11,10 @@ import path from 'node:path';
 import { WorkdirError, workdirProblem } from '../../core/workdir.ts';
 import { option, printUsage } from './format.ts';
 import { openPsql } from './psql.ts';
+import { scheduleCommands } from './schedule-commands.ts';
+import type { CliContext, Command } from './command.ts';
 
-export interface CliContext {
-  /** The database in use, connected on first use. */
-  sql(): Sql;
-  /** Its URL (DATABASE_URL, or the running embedded cluster's). */
-  url(): string;
-  print(line: string): void;
-  write(text: string): void;
-  warn(line: string): void;
-  env: NodeJS.ProcessEnv;
-}
-
-export interface Command {
-  /** The words that name it: `task add`. */
-  words: string[];
-  /** Its arguments as --help shows them. */
-  args?: string;
-  summary: string;
-  /** With fewer arguments after its words it is not this command (and --help is shown). */
-  minArgs?: number;
-  /** Runs it; the exit code (default 0). */
-  run(c: CliContext, args: string[]): Promise<number | void>;
-}
+export type { CliContext, Command } from './command.ts';
 
 /** --cwd as an absolute path, refused (naming config.cwd) unless it is a directory we can write in. */
 function checkedCwd(dir: string | undefined): string | undefined {
@@ -147,14 +128,15 @@ export const COMMANDS: Command[] = [
     },
   },
   {
-    words: ['task', 'add'], args: '[--project NAME] BRIEF [--approach TEXT]',
-    summary: 'submit a task (default project: the only one, or "default")',
+    words: ['task', 'add'], args: '[--project NAME] BRIEF [--approach TEXT] [--after TASK_ID[,TASK_ID…]]',
+    summary: 'submit a task (default project: the only one, or "default"); with --after it starts when those ended success',
     run: async (c, args) => {
       const project = option(args, '--project');
       const approach = option(args, '--approach');
+      const after = option(args, '--after')?.split(',').map((s) => s.trim()).filter(Boolean);
       if (!args.length) throw new Error('task add needs a brief');
       const sql = c.sql();
-      c.print(await submitTask(sql, { project_id: await projectId(sql, project), brief: args.join(' '), approach }));
+      c.print(await submitTask(sql, { project_id: await projectId(sql, project), brief: args.join(' '), approach, depends_on: after }));
     },
   },
   {
@@ -266,6 +248,7 @@ export const COMMANDS: Command[] = [
     words: ['psql', '--print-url'], summary: "print that database's URL, password included (for another client)",
     run: async (c) => c.print(c.url()),
   },
+  ...scheduleCommands(projectId),
 ];
 
 /** The command argv names (the longest matching words with enough arguments), and its arguments. */

@@ -21,6 +21,10 @@ export const TaskSchema = z
     /** Elapsed so far while it runs. */
     duration_ms: z.number().nullable(),
     stalled: z.boolean(),
+    /** The tasks this one waits for (it starts when every one of them ended success). */
+    depends_on: z.array(Uuid).optional(),
+    /** The tasks that wait for this one. (Both always sent; optional for readers of older servers.) */
+    dependents: z.array(Uuid).optional(),
   })
   .openapi('Task');
 export type Task = z.output<typeof TaskSchema>;
@@ -36,4 +40,6 @@ export const CreateTask = z.object({
   approach: z.string().trim().min(1).max(2000).optional(),
   parent_id: Uuid.optional(),
   plan_ref: z.string().min(1).max(200).optional(),
+  /** Earlier tasks of the same project this one waits for; refused with 400 invalid_dependency otherwise. */
+  depends_on: z.array(Uuid).max(100).optional(),
 });

@@ -19,6 +19,9 @@ export const TaskSchema = v.object({
   last_activity_at: v.nullable(Timestamp),
   duration_ms: v.nullable(v.number()),
   stalled: v.boolean(),
+  /** Absent from a server older than dependencies. */
+  depends_on: v.optional(v.array(Uuid)),
+  dependents: v.optional(v.array(Uuid)),
 });
 export type Task = v.InferOutput<typeof TaskSchema>;
 

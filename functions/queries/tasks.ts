@@ -21,6 +21,8 @@ export const TASK_COLUMNS = selectList<Task>({
   duration_ms: `case when t.started_at is null then null
        else (extract(epoch from coalesce(t.ended_at, now()) - t.started_at) * 1000)::bigint end`,
   stalled: `t.status = 'stalled'`,
+  depends_on: `array(select td.depends_on from dispatch.task_dependencies td where td.task_id = t.id order by td.created_at, td.depends_on)`,
+  dependents: `array(select td.task_id from dispatch.task_dependencies td where td.depends_on = t.id order by td.created_at, td.task_id)`,
 });
 
 export async function getTask(sql: Sql, id: string): Promise<Task | undefined> {
@@ -43,10 +45,11 @@ export async function exists(sql: Sql, table: 'projects' | 'tasks' | 'sessions',
 /** Submits a task (dispatch.submit_task: journals it and enqueues its worker in one transaction); its id. */
 export async function submitTask(
   sql: Sql,
-  t: { project_id: string; brief: string; approach?: string | null; parent_id?: string | null; plan_ref?: string | null },
+  t: { project_id: string; brief: string; approach?: string | null; parent_id?: string | null; plan_ref?: string | null; depends_on?: string[] | null },
 ): Promise<string> {
   const [row] = await sql<{ id: string }[]>`
-    select dispatch.submit_task(${t.project_id}, ${t.brief}, ${t.approach ?? null}, ${t.parent_id ?? null}, ${t.plan_ref ?? null}) as id`;
+    select dispatch.submit_task(${t.project_id}, ${t.brief}, ${t.approach ?? null}, ${t.parent_id ?? null}, ${t.plan_ref ?? null},
+                                null, ${t.depends_on?.length ? t.depends_on : null}::uuid[]) as id`;
   return row!.id;
 }
 

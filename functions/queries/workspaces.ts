@@ -54,9 +54,10 @@ export async function listWorkspaces(
 
 /** What dispatch.merge_task / discard_task answered: queued with its job, or why not. */
 export interface DecisionOutcome {
-  outcome: 'queued' | 'conflict' | 'no_workspace' | 'busy' | 'decided' | 'empty' | 'not_verified';
+  outcome: 'queued' | 'conflict' | 'no_workspace' | 'busy' | 'decided' | 'empty' | 'not_verified' | 'stacked';
   /** The last check's verdict (not_verified; null when it never ran). */
   verify?: Record<string, unknown> | null;
+  blocking_task_id?: string;
   action?: Decision['action'];
   job?: Decision['job'];
   message?: string;

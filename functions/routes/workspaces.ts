@@ -23,6 +23,7 @@ const REFUSALS: Record<string, string> = {
   decided: 'already_decided',
   empty: 'empty_change',
   not_verified: 'not_verified',
+  stacked: 'dependency_not_merged',
 };
 
 /** POST /api/tasks/:id/merge: `force` merges although the project's check failed or never ran (journalled). */
@@ -36,6 +37,7 @@ async function decide(sql: Sql, action: 'merge' | 'discard', id: string, force =
   const details =
     r.outcome === 'conflict' ? { files: r.files, branch: r.branch, base: r.base, resolve: `/api/tasks/${id}/resolve` }
     : r.outcome === 'not_verified' ? { verify: r.verify ?? null, force: 'send {"force": true} to merge anyway' }
+    : r.outcome === 'stacked' ? { state: r.state, blocking_task_id: r.blocking_task_id, merge_first: `/api/tasks/${r.blocking_task_id}/merge` }
     : { state: r.state };
   throw new AppError(409, code, String(r.message), details);
 }

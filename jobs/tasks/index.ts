@@ -6,6 +6,7 @@ import { checkHost } from './check_host.ts';
 import { discardWorkspaceJob } from './discard_workspace.ts';
 import { expireGates } from './expire_gates.ts';
 import { extractHandoff } from './extract_handoff.ts';
+import { fireSchedules } from './fire_schedules.ts';
 import { mergeWorkspaceJob } from './merge_workspace.ts';
 import type { JobName } from './names.ts';
 import { orchestratorTurn } from './orchestrator_turn.ts';
@@ -39,6 +40,7 @@ export function taskList(ctx: JobContext): TaskList {
     expire_gates: expireGates(ctx),
     verify_task: verifyTask(ctx),
     continue_worker: hostBound(ctx, 'continue_worker', continueWorker(ctx)),
+    fire_schedules: fireSchedules(ctx),
   };
   // Jobs handed to this host (`spawn_worker@<RUNNER_HOST_ID>`, …): only runners here take them.
   return { ...list, ...hostTasks(ctx, list) };

@@ -16,6 +16,7 @@ export const JOB_NAMES = [
   'expire_gates',
   'verify_task',
   'continue_worker',
+  'fire_schedules',
 ] as const;
 
 export type JobName = (typeof JOB_NAMES)[number];

@@ -23,6 +23,9 @@ export function spawnWorker(ctx: JobContext): Task {
       return;
     }
     if (!previous) {
+      // It waits for other tasks: the ending of the last of them queues this job again (or skips it).
+      const [deps] = await ctx.sql<{ ok: boolean }[]>`select dispatch.may_start(${task_id}) as ok`;
+      if (!deps!.ok) return;
       // The account is rate limited: the task waits queued and its worker starts at the reset time.
       const [wait] = await ctx.sql<{ until: Date | null }[]>`select dispatch.wait_for_quota(${task_id}) as until`;
       if (wait!.until) return;

@@ -1,5 +1,5 @@
 // One git worktree per task attempt: made before the worker starts (from base, or from the parent
-// task's branch), found again when a session is re-adopted, and closed when the worker ends —
+// task's or the dependency's branch it builds on), found again when a session is re-adopted, and closed when the worker ends —
 // leftovers committed on its branch by dispatch, the change journalled once (workspace.changed).
 import fs from 'node:fs';
 import path from 'node:path';
@@ -62,8 +62,15 @@ export async function prepareWorkspace(ctx: JobContext, task: TaskRow, pc: Proje
   const dir = existing?.path ?? worktreePath(ctx.dataDir, task.project_id, task.id, task.attempt);
   let from = info.base;
   let start = info.baseCommit;
-  const parent = task.parent_id ? await workspaceOf(ctx, task.parent_id) : undefined;
-  if (parent && parent.repo === info.repo) {
+  // A stacked task starts from the branch of the dependency it builds on, unless that change is
+  // merged (base holds it then); else a follow-up starts from its parent's branch.
+  const [stack] = await ctx.sql<{ id: string | null }[]>`select dispatch.builds_on(${task.id}) as id`;
+  const from_task = stack!.id ?? task.parent_id;
+  const parent = from_task ? await workspaceOf(ctx, from_task) : undefined;
+  // A dependency's change that is merged is in base; one that is empty or being discarded has no
+  // branch to build on (it may be gone by now): start from base then.
+  const gone = ['merged', 'empty', 'discarding', 'discarded'];
+  if (parent && parent.repo === info.repo && !(stack!.id && gone.includes(parent.state))) {
     from = parent.branch;
     start = parent.head_commit ?? (await git(['rev-parse', `refs/heads/${parent.branch}`], { cwd: info.repo, bin })).stdout.trim();
   }

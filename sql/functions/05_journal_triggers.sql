@@ -11,6 +11,7 @@
 --                         events_push_budget           budget.reached → push_notify (55_push_triggers.sql)
 --                         events_push_gate             gate.requested → push_notify (55_push_triggers.sql)
 --                         events_push_session_stalled  a non-worker's session.stalled → push_notify (55_push_triggers.sql)
+--                         events_settle_dependents     verify.finished → settle_dependents, deferred to commit (21_dependencies.sql)
 --   after the statement   events_check_and_notify      references checked, one NOTIFY dispatch_events
 -- An update or delete of a row is refused by events_append_only, a truncate by events_no_truncate.
 

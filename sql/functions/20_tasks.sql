@@ -36,11 +36,12 @@ end $$;
 
 create or replace function dispatch.submit_task(project_id uuid, brief text, approach text default null,
                                                 parent_id uuid default null, plan_ref text default null,
-                                                spawned_by uuid default null)
+                                                spawned_by uuid default null, depends_on uuid[] default null)
   returns uuid language plpgsql volatile as $$
 declare
   new_id uuid;
   cause uuid;
+  deps uuid[] := dispatch.checked_dependencies(submit_task.project_id, submit_task.depends_on);
 begin
   if submit_task.brief is null or length(btrim(submit_task.brief)) = 0 then
     raise exception 'a task needs a brief' using errcode = '23514';
@@ -58,14 +59,23 @@ begin
     values (submit_task.project_id, new_id, cause, 'task.submitted',
             jsonb_strip_nulls(jsonb_build_object('brief', submit_task.brief, 'approach', submit_task.approach,
                                                  'parent_id', submit_task.parent_id, 'plan_ref', submit_task.plan_ref,
-                                                 'spawned_by', submit_task.spawned_by, 'attempt', 1)));
-  perform graphile_worker.add_job('spawn_worker', json_build_object('task_id', new_id),
-                                  job_key := 'spawn_worker:' || new_id, max_attempts := 25);
+                                                 'spawned_by', submit_task.spawned_by, 'attempt', 1,
+                                                 'depends_on', case when cardinality(deps) > 0 then to_jsonb(deps) end)));
+  if cardinality(deps) = 0 then
+    perform graphile_worker.add_job('spawn_worker', json_build_object('task_id', new_id),
+                                    job_key := 'spawn_worker:' || new_id, max_attempts := 25);
+    return new_id;
+  end if;
+  -- It waits: its worker is queued by the ending of its last dependency (21_dependencies.sql), or
+  -- now when every one of them ended clean already.
+  insert into dispatch.task_dependencies (task_id, depends_on) select new_id, d from unnest(deps) d;
+  update dispatch.tasks tk set status_reason = dispatch.waiting_reason(new_id) where tk.id = new_id;
+  perform dispatch.release_if_ready(new_id, null);
   return new_id;
 end $$;
 
-comment on function dispatch.submit_task(uuid, text, text, uuid, text, uuid) is
-  'Creates a task, journals task.submitted and enqueues spawn_worker, in one transaction. Returns the task id.';
+comment on function dispatch.submit_task(uuid, text, text, uuid, text, uuid, uuid[]) is
+  'Creates a task, journals task.submitted and enqueues spawn_worker, in one transaction; with depends_on, the worker is queued when every dependency ended clean. Returns the task id.';
 
 -- Asks for a task to stop. A queued task is cancelled at once; a running one is stopped by the
 -- runner that owns its process (it LISTENs on dispatch_cancel and polls as a safety net).

@@ -157,6 +157,11 @@ begin
   if w.state = 'empty' then
     return jsonb_build_object('outcome', 'empty', 'task_id', w.task_id, 'message', 'the change is empty: nothing to merge');
   end if;
+  -- A stacked change is merged after what it builds on (61_stacked_workspaces.sql).
+  no := dispatch.stack_unmerged(w);
+  if no is not null then
+    return no;
+  end if;
   if jsonb_array_length(w.conflicts) > 0 then
     return jsonb_build_object('outcome', 'conflict', 'task_id', w.task_id, 'branch', w.branch, 'base', w.base,
                               'files', w.conflicts,
@@ -247,6 +252,7 @@ begin
   insert into dispatch.events (project_id, task_id, event_type, payload)
     values (w.project_id, w.task_id, 'workspace.discarded',
             result || jsonb_build_object('workspace_id', w.id, 'branch', w.branch, 'path', w.path, 'head_commit', w.head_commit));
+  perform dispatch.tell_dependents_discarded(w);
 end $$;
 
 create or replace function dispatch.workspace_removed(workspace_id uuid, result jsonb) returns void

@@ -98,6 +98,29 @@ describe('the MCP server (SDK client)', () => {
     await c.close();
   });
 
+  it('spawn_worker with depends_on submits a worker that waits for those tasks, and refuses an unknown one naming it', async () => {
+    const p = await project(t.db.sql, 'mcp chain');
+    const c = await client(p.token);
+    const first = parse(await c.callTool({ name: 'spawn_worker', arguments: { brief: 'Write the parser', approach: 'a recursive descent parser' } }));
+    const then = parse(await c.callTool({
+      name: 'spawn_worker',
+      arguments: { brief: 'Test the parser', approach: 'table tests over the grammar', depends_on: [first.task_id] },
+    }));
+    expect(then).toMatchObject({ spawned: true, waits_for: [first.task_id] });
+    const [waiting] = await t.db.sql<{ status: string; status_reason: string }[]>`
+      select status, status_reason from dispatch.tasks where id = ${then.task_id as string}`;
+    expect(waiting).toEqual({ status: 'queued', status_reason: 'waits for: Write the parser — queued' });
+    expect(await t.db.sql`select depends_on from dispatch.task_dependencies where task_id = ${then.task_id as string}`)
+      .toEqual([{ depends_on: first.task_id }]);
+
+    const ghost = '00000000-0000-4000-8000-00000000beef';
+    const r = await c.callTool({ name: 'spawn_worker', arguments: { brief: 'After a ghost', approach: 'any', depends_on: [ghost] } });
+    expect(r.isError).toBe(true);
+    expect(parse(r)).toMatchObject({ spawned: false, refused: true, code: 'invalid_dependency', reason: expect.stringContaining(ghost) });
+    expect(await t.db.sql`select 1 from dispatch.tasks where project_id = ${p.id} and brief = 'After a ghost'`).toHaveLength(0);
+    await c.close();
+  });
+
   it('refuses an unknown token', async () => {
     const res = await fetch(`${url}/mcp`, {
       method: 'POST',

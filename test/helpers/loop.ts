@@ -29,6 +29,8 @@ export interface LoopOptions {
   serve?: boolean;
   /** The served app's environment (with `serve: true`). */
   serveEnv?: Record<string, string>;
+  /** The runners' clock for schedules (move it on instead of waiting for a minute to pass). */
+  now?: () => Date;
 }
 
 export interface Loop {
@@ -54,6 +56,8 @@ export interface Loop {
    * the new one.
    */
   restart(): Promise<StartedRunner>;
+  /** A second runner on the same database and data folder (two runners racing for the same jobs); stopped with the loop. */
+  anotherRunner(): Promise<StartedRunner>;
   stop(): Promise<void>;
 }
 
@@ -95,13 +99,15 @@ export async function startLoop(opts: LoopOptions): Promise<Loop> {
     childEnv.REAL_CLAUDE_BIN = claudeBin();
     childEnv.CLAUDE_BIN = path.resolve('test/fakes', opts.wrapper);
   }
-  const runnerOptions = { url: db.url, sql: db.sql, config, log: opts.log ? createLogger('debug', 'test') : silent, childEnv };
+  const runnerOptions = { url: db.url, sql: db.sql, config, log: opts.log ? createLogger('debug', 'test') : silent, childEnv, now: opts.now };
   let runner = await startRunner(runnerOptions);
+  const others: StartedRunner[] = [];
 
   let stopped = false;
   const stop = async () => {
     if (stopped) return;
     stopped = true;
+    await Promise.all(others.map((r) => r.stop()));
     await runner.stop();
     await model.close();
   };
@@ -154,6 +160,11 @@ export async function startLoop(opts: LoopOptions): Promise<Loop> {
         (t) => want.includes(t.status),
         { timeout, what: `task ${taskId} to reach ${want.join('|')}` },
       );
+    },
+    async anotherRunner() {
+      const r = await startRunner(runnerOptions);
+      others.push(r);
+      return r;
     },
     async restart() {
       await runner.stop();

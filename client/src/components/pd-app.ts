@@ -14,6 +14,7 @@ import './pd-gates.ts';
 import './pd-glance.ts';
 import './pd-needs-you.ts';
 import './pd-task-list.ts';
+import './pd-schedules.ts';
 import './pd-toast.ts';
 import type { PdToast } from './pd-toast.ts';
 
@@ -380,6 +381,7 @@ export class PdApp extends LitElement {
             <button @click=${() => (this._panel = 'task')} ?disabled=${!project} data-testid="new-task">+ Task</button>
             <button @click=${() => (this._panel = 'new-project')} data-testid="new-project">+ Project</button>
           </div>
+          <pd-schedules .project=${scope}></pd-schedules>
           <pd-task-list .project=${scope} .only=${this._only} @pd-show-all=${() => this.go('tasks')}></pd-task-list>`;
     }
   }

@@ -17,6 +17,7 @@ import './pd-check.ts';
 import './pd-journal-line.ts';
 import './pd-journal-start.ts';
 import './pd-status.ts';
+import './pd-task-deps.ts';
 import './pd-timeline.ts';
 
 interface Handoff {
@@ -153,6 +154,7 @@ export class PdTaskDetail extends LitElement {
         ${t.status_reason ? html`<div class="reason">${t.status_reason}</div>` : nothing}
         <pd-check .task=${t.id} ?configured=${Boolean((store.projects.get(t.project_id)?.config as { verify?: unknown } | undefined)?.verify)}
           .reason=${t.status_reason} .version=${`${t.status}:${t.attempt}:${t.status_reason ?? ''}`}></pd-check>
+        <pd-task-deps .task=${t.id}></pd-task-deps>
       </header>
       ${h
         ? html`<section data-testid="handoff"><h3>Handoff</h3><dl>

@@ -2,7 +2,8 @@
 // its project) with status, attempt, elapsed time and last activity. A tap opens the task; the
 // star focuses it everywhere in one action, and clears that focus when tapped again. A glance chip
 // narrows it to one group (running, stalled, failed, finished) until "Show all". A card whose task
-// has a change waiting for a decision says so.
+// has a change waiting for a decision says so. Tasks linked by depends_on show as one chain, in the
+// order they run.
 //
 // @fires pd-show-all - the person asked for every task again
 import { LitElement, css, html, nothing } from 'lit';
@@ -11,7 +12,7 @@ import { ClockController } from '../controllers/clock-controller.ts';
 import { StoreController } from '../controllers/store-controller.ts';
 import { ago, clip, duration, elapsed } from '../format.ts';
 import { BAD, store } from '../store.ts';
-import { groupOf, tasksOf } from '../store/selectors.ts';
+import { chainsOf, groupOf, tasksOf } from '../store/selectors.ts';
 import type { Task } from '../schemas.ts';
 import { workspaces } from '../workspaces.ts';
 import './pd-status.ts';
@@ -45,7 +46,9 @@ export class PdTaskList extends LitElement {
 
   static override styles = css`
     :host { display: block; }
-    ul { list-style: none; margin: 0; padding: 0; display: grid; gap: 0.5rem; }
+    ul, ol { list-style: none; margin: 0; padding: 0; display: grid; gap: 0.5rem; }
+    li.chain { display: block; border-left-color: var(--pd-accent); padding: 0.4rem; }
+    .chain-head { margin: 0 0 0.4rem; color: var(--pd-muted); font-size: 0.8rem; font-weight: 600; }
     li { background: var(--pd-card); border: 1px solid var(--pd-line); border-left: 4px solid var(--pd-line); border-radius: 10px;
       display: grid; grid-template-columns: 1fr auto; gap: 0.25rem 0.5rem; padding: 0.6rem 0.7rem; }
     li[data-status='running'] { border-left-color: var(--pd-running); }
@@ -85,9 +88,23 @@ export class PdTaskList extends LitElement {
     const now = store.now();
     const waiting = new Set(workspaces.waitingTasks);
     return html`${only}<ul aria-label="tasks">
-      ${tasks.map((t) => {
-        const focused = store.focus?.task_id === t.id;
-        return html`<li data-task=${t.id} data-status=${t.status} class=${`${BAD.has(t.status) ? 'bad' : ''} ${focused ? 'focused' : ''}`}>
+      ${chainsOf(tasks).map((item) => (Array.isArray(item) ? this.chain(item, now, waiting) : this.row(item, now, waiting)))}
+    </ul>`;
+  }
+
+  /** A chain as one group: its tasks in the order they run, how far it got in its head. */
+  private chain(tasks: Task[], now: number, waiting: Set<string>) {
+    const done = tasks.filter((t) => t.status === 'success').length;
+    const broken = tasks.some((t) => BAD.has(t.status) || t.status === 'skipped');
+    return html`<li class="chain" data-testid="chain" data-chain=${tasks[0]!.id}>
+      <p class="chain-head" data-testid="chain-head">chain of ${tasks.length} · ${done} of ${tasks.length} done${broken ? ' · broken' : ''}</p>
+      <ol aria-label="chain">${tasks.map((t) => this.row(t, now, waiting))}</ol>
+    </li>`;
+  }
+
+  private row(t: Task, now: number, waiting: Set<string>) {
+    const focused = store.focus?.task_id === t.id;
+    return html`<li data-task=${t.id} data-status=${t.status} class=${`${BAD.has(t.status) ? 'bad' : ''} ${focused ? 'focused' : ''}`}>
           <button class="open" @click=${() => this.open(t.id)}>
             <div class="brief">${clip(t.brief, 200)}</div>
             <div class="meta">
@@ -104,8 +121,6 @@ export class PdTaskList extends LitElement {
           <button class="star" aria-pressed=${focused ? 'true' : 'false'} aria-label="focus this task" title=${focused ? 'Focused — tap to clear' : 'Focus'}
             @click=${() => this.focusTask(t.id)}>${focused ? '★' : '☆'}</button>
         </li>`;
-      })}
-    </ul>`;
   }
 
   private open(id: string): void {

@@ -112,6 +112,7 @@ export function reduce(m: Model, row: EventRow): Model {
           id: row.task_id, project_id: row.project_id, parent_id: (p.parent_id as string) ?? null, status: 'queued', status_reason: null,
           brief: String(p.brief ?? ''), approach: (p.approach as string) ?? null, plan_ref: (p.plan_ref as string) ?? null,
           attempt: Number(p.attempt ?? 1), created_at: at, started_at: null, ended_at: null, last_activity_at: at, duration_ms: null, stalled: false,
+          depends_on: Array.isArray(p.depends_on) ? (p.depends_on as string[]) : [],
         };
         out = { ...out, tasks: put(out.tasks, t.id, t) };
       }

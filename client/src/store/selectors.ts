@@ -152,3 +152,49 @@ export const needsYouOf = memo((m: Model, messages: ReadonlyMap<string, { messag
   }
   return items;
 });
+
+/**
+ * The list with each chain (tasks linked by depends_on, among those shown) as one group, in the
+ * order they run (by depth in the chain, then submitted), where its first shown task was; a task
+ * of no chain stays itself.
+ */
+export const chainsOf = memo((tasks: Task[]): (Task | Task[])[] => {
+  const shown = new Map(tasks.map((t) => [t.id, t]));
+  const root = new Map<string, string>();
+  const find = (id: string): string => {
+    let r = id;
+    while (root.has(r) && root.get(r) !== r) r = root.get(r)!;
+    root.set(id, r);
+    return r;
+  };
+  for (const t of tasks) {
+    root.set(t.id, find(t.id));
+    for (const d of t.depends_on ?? []) if (shown.has(d)) root.set(find(t.id), find(d));
+  }
+  const depth = new Map<string, number>();
+  const depthOf = (t: Task, seen = new Set<string>()): number => {
+    if (depth.has(t.id)) return depth.get(t.id)!;
+    seen.add(t.id);
+    const up = (t.depends_on ?? []).map((d) => shown.get(d)).filter((d): d is Task => !!d && !seen.has(d.id));
+    const n = up.length ? 1 + Math.max(...up.map((d) => depthOf(d, seen))) : 0;
+    depth.set(t.id, n);
+    return n;
+  };
+  const members = new Map<string, Task[]>();
+  for (const t of tasks) {
+    const r = find(t.id);
+    members.set(r, [...(members.get(r) ?? []), t]);
+  }
+  const out: (Task | Task[])[] = [];
+  const placed = new Set<string>();
+  for (const t of tasks) {
+    const r = find(t.id);
+    const chain = members.get(r)!;
+    if (chain.length === 1) out.push(t);
+    else if (!placed.has(r)) {
+      placed.add(r);
+      out.push([...chain].sort((a, b) => depthOf(a) - depthOf(b) || Date.parse(a.created_at) - Date.parse(b.created_at)));
+    }
+  }
+  return out;
+});

@@ -24,6 +24,8 @@ import type * as Sst from '../../../core/contracts/state.ts';
 import type * as Cst from '../../../core/contracts/state.valibot.ts';
 import type * as Sstat from '../../../core/contracts/status.ts';
 import type * as Cstat from '../../../core/contracts/status.valibot.ts';
+import type * as Ssch from '../../../core/contracts/schedule.ts';
+import type * as Csch from '../../../core/contracts/schedule.valibot.ts';
 import type * as St from '../../../core/contracts/task.ts';
 import type * as Ct from '../../../core/contracts/task.valibot.ts';
 import type * as Str from '../../../core/contracts/trellis.ts';
@@ -57,6 +59,8 @@ export type ContractTypesAgree = [
   Check<Same<Z<typeof Sp.ProjectSchema>, V<typeof Cp.ProjectSchema>>>,
   Check<Equal<Z<typeof Ss.SessionSchema>, V<typeof Cs.SessionSchema>>>,
   Check<Equal<Z<typeof Sstat.StatusRowSchema>, V<typeof Cstat.StatusRowSchema>>>,
+  Check<Equal<Z<typeof Ssch.ScheduleSchema>, V<typeof Csch.ScheduleSchema>>>,
+  Check<Equal<Z<typeof Ssch.ScheduleListSchema>, V<typeof Csch.ScheduleListSchema>>>,
   Check<Equal<Z<typeof St.TaskSchema>, V<typeof Ct.TaskSchema>>>,
   Check<Equal<Z<typeof St.TaskDetailSchema>, V<typeof Ct.TaskDetailSchema>>>,
   Check<Same<Z<typeof Str.TrellisViewSchema>, V<typeof Ctr.TrellisViewSchema>>>,
